@@ -1,0 +1,75 @@
+package evaluator
+
+import (
+	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/value"
+	"golang.org/x/sync/errgroup"
+)
+
+// maxBranchGoroutines bounds the goroutines one parallel form starts at once;
+// task and tool executions are further bounded by the run-wide semaphore.
+const maxBranchGoroutines = 256
+
+func init() {
+	defineForm("parallel", evalParallel)
+	register(&primitive{name: "parallel-map", min: 2, max: 2, applies: true, fn: primParallelMap})
+}
+
+// runParallel runs n branches concurrently (SPEC §6.8): each gets a child
+// thread; results come back in order; the first error cancels the others and
+// is returned.
+func (t *thread) runParallel(n int, branch func(bt *thread, i int) (value.Value, error)) (value.List, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	results := make(value.List, n)
+	g, ctx := errgroup.WithContext(t.ctx)
+	g.SetLimit(maxBranchGoroutines)
+	for i := 0; i < n; i++ {
+		bt := t.child(ctx)
+		g.Go(func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = internalError(sexp.Pos{}, r)
+				}
+			}()
+			v, err := branch(bt, i)
+			if err != nil {
+				return err
+			}
+			results[i] = v
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+func evalParallel(t *thread, x *expr, env *Env) (value.Value, error) {
+	a := x.args()
+	l, err := t.runParallel(len(a), func(bt *thread, i int) (value.Value, error) {
+		frame := &Env{parent: env, owner: bt.branch}
+		return bt.eval(a[i], frame)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func primParallelMap(t *thread, c *call, args []value.Value) (value.Value, error) {
+	items, err := argList("parallel-map", c, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	f := args[0]
+	l, err := t.runParallel(len(items), func(bt *thread, i int) (value.Value, error) {
+		return bt.apply(f, []value.Value{items[i]}, c.at())
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}

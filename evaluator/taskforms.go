@@ -1,0 +1,218 @@
+package evaluator
+
+import (
+	"strings"
+
+	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/value"
+)
+
+func init() {
+	defineForm("atomic-task", evalAtomicTask)
+	defineForm("direct-tool", evalDirectTool)
+	defineForm("with-context", evalWithContext)
+	register(
+		&primitive{name: "call", min: 1, max: 2, fn: primCall},
+		&primitive{name: "task-ok?", min: 1, max: 1, fn: primTaskOK},
+		&primitive{name: "match-task", min: 1, max: 1, fn: primMatchTask},
+		&primitive{name: "error", min: 1, max: 1, fn: primError},
+	)
+}
+
+// computedName reads the NAME of atomic-task and direct-tool: a symbol or
+// string literal as written, anything else evaluated to a string.
+func (t *thread) computedName(form string, x *expr, env *Env) (string, error) {
+	a := x.args()
+	if len(a) == 0 {
+		return "", errorf(x.pos(), KindArity, "'%s' requires a name: (%s NAME (param expr)...)", form, form)
+	}
+	n := a[0].syn
+	if n.Kind == sexp.Symbol || n.Kind == sexp.String {
+		return n.Str, nil
+	}
+	v, err := t.eval(a[0], env)
+	if err != nil {
+		return "", err
+	}
+	switch v := v.(type) {
+	case value.String:
+		return string(v), nil
+	case value.Symbol:
+		return string(v), nil
+	}
+	return "", errorf(a[0].pos(), KindType, "'%s' name must evaluate to a string, got %s", form, v.Type())
+}
+
+func evalAtomicTask(t *thread, x *expr, env *Env) (value.Value, error) {
+	name, err := t.computedName("atomic-task", x, env)
+	if err != nil {
+		return nil, err
+	}
+	rest := &expr{op: x.op, syn: x.syn, elems: x.elems[1:]}
+	if t.in.tasks != nil {
+		if tmpl, ok := t.in.tasks.Lookup(name); ok {
+			return t.taskCallSyntax(name, tmpl, rest, env)
+		}
+	}
+	if _, err := parseCallArgs(name, rest.args()); err != nil {
+		return nil, err
+	}
+	return notFound("Template not found: " + name), nil
+}
+
+func evalDirectTool(t *thread, x *expr, env *Env) (value.Value, error) {
+	name, err := t.computedName("direct-tool", x, env)
+	if err != nil {
+		return nil, err
+	}
+	rest := &expr{op: x.op, syn: x.syn, elems: x.elems[1:]}
+	if t.in.tasks != nil && t.in.tasks.HasTool(name) {
+		return t.toolCallSyntax(name, rest, env)
+	}
+	if _, err := parseCallArgs(name, rest.args()); err != nil {
+		return nil, err
+	}
+	return notFound("Tool '" + name + "' not found in registered executors."), nil
+}
+
+// primCall is (call NAME [inputs]): a template, else a tool, by name, with a
+// dict of named arguments.
+func primCall(t *thread, c *call, args []value.Value) (value.Value, error) {
+	name, err := argText("call", c, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	inputs := value.NewDict(0)
+	if len(args) == 2 {
+		switch v := args[1].(type) {
+		case *value.Dict:
+			inputs = v
+		case value.Null:
+		default:
+			return nil, typeError("call", c, 1, "dict", args[1])
+		}
+	}
+	if t.in.tasks != nil {
+		if tmpl, ok := t.in.tasks.Lookup(name); ok {
+			tc := &TaskCall{Name: name, Template: tmpl, Pos: c.at()}
+			for k, v := range inputs.All() {
+				if err := tc.setArg(k, v); err != nil {
+					return nil, errorf(c.argPos(1), KindValue, "%s", err)
+				}
+			}
+			return t.executeTask(tc)
+		}
+		if t.in.tasks.HasTool(name) {
+			return t.executeTool(name, inputs, c.at())
+		}
+	}
+	return notFound("Template not found: " + name), nil
+}
+
+func primTaskOK(t *thread, c *call, args []value.Value) (value.Value, error) {
+	r, ok := args[0].(*value.TaskResult)
+	return value.Bool(ok && r.OK()), nil
+}
+
+func primMatchTask(t *thread, c *call, args []value.Value) (value.Value, error) {
+	text, err := argText("match-task", c, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	if t.in.tasks == nil {
+		return value.List(nil), nil
+	}
+	return t.in.tasks.Match(text), nil
+}
+
+func primError(t *thread, c *call, args []value.Value) (value.Value, error) {
+	return nil, newError(c.at(), KindUser, value.Text(args[0]))
+}
+
+// evalWithContext adds context items to the ambient context for the dynamic
+// extent of the body (SPEC §7.18, §13.3).
+func evalWithContext(t *thread, x *expr, env *Env) (value.Value, error) {
+	a := x.args()
+	if len(a) < 2 {
+		return nil, newError(x.pos(), KindArity, "'with-context' requires a context and at least one body expression: (with-context CTX body...)")
+	}
+	ctxv, err := t.eval(a[0], env)
+	if err != nil {
+		return nil, err
+	}
+	items, ok := contextItems(ctxv)
+	if !ok {
+		return nil, errorf(a[0].pos(), KindType, "with-context: expected a get-context result, a match, a path or a list of them, got %s", ctxv.Type())
+	}
+	saved := t.dyn
+	d := dynamic{}
+	if saved != nil {
+		d = *saved
+	}
+	d.ambient = mergeAmbient(d.ambient, items)
+	t.dyn = &d
+	defer func() { t.dyn = saved }()
+	return t.evalBody(a[1:], env)
+}
+
+// contextItems flattens a with-context argument into match dicts and path
+// strings.
+func contextItems(v value.Value) ([]value.Value, bool) {
+	switch v := v.(type) {
+	case value.String:
+		return []value.Value{v}, true
+	case *value.Dict:
+		if m, ok := v.Get("matches"); ok {
+			return contextItems(m)
+		}
+		if _, ok := v.Get("id"); ok {
+			return []value.Value{v}, true
+		}
+		return nil, false
+	case value.List:
+		var out []value.Value
+		for _, e := range v {
+			items, ok := contextItems(e)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, items...)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// itemID is the id of an ambient item: a path, or a match's id.
+func itemID(v value.Value) string {
+	if d, ok := v.(*value.Dict); ok {
+		id, _ := d.Get("id")
+		return value.Text(id)
+	}
+	return value.Text(v)
+}
+
+// mergeAmbient appends items whose ids are not yet present.
+func mergeAmbient(outer, items []value.Value) []value.Value {
+	out := append(make([]value.Value, 0, len(outer)+len(items)), outer...)
+	seen := make(map[string]bool, len(out))
+	for _, o := range out {
+		seen[itemID(o)] = true
+	}
+	for _, it := range items {
+		id := itemID(it)
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// firstLine returns s up to its first line break.
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

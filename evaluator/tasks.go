@@ -1,0 +1,252 @@
+package evaluator
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/value"
+)
+
+// Tasks is what the evaluator needs from the task system: the template
+// registry, task and tool execution, and matching. NewTaskSystem adapts the
+// tasksystem package; tests may supply their own.
+type Tasks interface {
+	// Lookup resolves a name by exact name, alias, then type:subtype.
+	Lookup(name string) (*templates.Template, bool)
+	// HasTool reports whether name is a tool.
+	HasTool(name string) bool
+	// Define registers a template made by defatom.
+	Define(t *templates.Template) error
+	// Execute runs one task call and returns its result; failures are FAILED
+	// results, never errors.
+	Execute(ctx context.Context, call *TaskCall) *value.TaskResult
+	// CallTool runs one tool with its parameters.
+	CallTool(ctx context.Context, name string, params *value.Dict) *value.TaskResult
+	// Match returns the templates matching a request (SPEC §10.5) as dicts
+	// {"name", "score", "source"}, best first.
+	Match(text string) value.List
+}
+
+// NamedValue is one named argument of a task call, in call order.
+type NamedValue struct {
+	Name  string
+	Value value.Value
+}
+
+// TaskCall is one task call as the evaluator hands it to the task system
+// (SPEC §11): the template, the evaluated inputs and the reserved arguments.
+type TaskCall struct {
+	Name       string // as written or computed
+	Template   *templates.Template
+	Named      []NamedValue
+	Positional []value.Value
+	Files      []string
+	FilesGiven bool
+	Context    templates.ContextSettings
+	History    templates.HistoryConfig
+	// Ambient holds the with-context items in force (SPEC §13.3).
+	Ambient []value.Value
+	Pos     sexp.Pos
+}
+
+// callArg is one parsed (name expr) or :name expr argument.
+type callArg struct {
+	name string
+	x    *expr
+	pos  sexp.Pos
+}
+
+// parseCallArgs reads the named-argument syntax of task and tool calls
+// (SPEC §11.1).
+func parseCallArgs(task string, args []*expr) ([]callArg, error) {
+	out := make([]callArg, 0, len(args))
+	pairs, keywords := false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		n := a.syn
+		switch {
+		case n.Kind == sexp.Symbol && len(n.Str) > 1 && n.Str[0] == ':':
+			if i+1 >= len(args) {
+				return nil, errorf(n.Pos, KindValue, "Invalid argument format for task '%s'. Expected (key_symbol value_expression), got: %s", task, datum(n))
+			}
+			keywords = true
+			out = append(out, callArg{name: n.Str[1:], x: args[i+1], pos: n.Pos})
+			i++
+		case n.Kind == sexp.List && len(n.Items) == 2 && n.Items[0].Kind == sexp.Symbol && !n.Quoted:
+			pairs = true
+			out = append(out, callArg{name: n.Items[0].Str, x: a.elems[1], pos: n.Pos})
+		default:
+			return nil, errorf(n.Pos, KindValue, "Invalid argument format for task '%s'. Expected (key_symbol value_expression), got: %s", task, datum(n))
+		}
+		if pairs && keywords {
+			return nil, errorf(n.Pos, KindValue, "Task '%s': do not mix (param expr) and :param expr arguments", task)
+		}
+	}
+	for i := range out {
+		for j := 0; j < i; j++ {
+			if out[j].name == out[i].name {
+				return nil, errorf(out[i].pos, KindValue, "Duplicate argument '%s' for task '%s'", out[i].name, task)
+			}
+		}
+	}
+	return out, nil
+}
+
+// taskCallSyntax evaluates (NAME (param expr) ...) for a template.
+func (t *thread) taskCallSyntax(name string, tmpl *templates.Template, x *expr, env *Env) (value.Value, error) {
+	args, err := parseCallArgs(name, x.args())
+	if err != nil {
+		return nil, err
+	}
+	tc := &TaskCall{Name: name, Template: tmpl, Pos: x.pos()}
+	for _, a := range args {
+		v, err := t.eval(a.x, env)
+		if err != nil {
+			return nil, err
+		}
+		if err := tc.setArg(a.name, v); err != nil {
+			return nil, errorf(a.pos, KindValue, "%s", err)
+		}
+	}
+	return t.executeTask(tc)
+}
+
+// setArg stores one evaluated argument, handling the reserved keys files,
+// context and history_config.
+func (tc *TaskCall) setArg(name string, v value.Value) error {
+	switch name {
+	case "files":
+		files, err := filesArg(tc.Name, v)
+		if err != nil {
+			return err
+		}
+		tc.Files, tc.FilesGiven = files, true
+	case "context":
+		cs, err := parseContextArg(tc.Name, v)
+		if err != nil {
+			return err
+		}
+		tc.Context = cs
+	case "history_config":
+		h, err := parseHistoryArg(tc.Name, v)
+		if err != nil {
+			return err
+		}
+		tc.History = h
+	default:
+		tc.Named = append(tc.Named, NamedValue{Name: name, Value: v})
+	}
+	return nil
+}
+
+func filesArg(task string, v value.Value) ([]string, error) {
+	switch v := v.(type) {
+	case value.String:
+		return []string{string(v)}, nil
+	case value.List:
+		files := make([]string, len(v))
+		for i, e := range v {
+			s, ok := e.(value.String)
+			if !ok {
+				return nil, fmt.Errorf("'files' argument for task '%s' must evaluate to a list of strings, got %s: %s", task, v.Type(), v)
+			}
+			files[i] = string(s)
+		}
+		return files, nil
+	}
+	return nil, fmt.Errorf("'files' argument for task '%s' must evaluate to a list of strings, got %s: %s", task, v.Type(), v)
+}
+
+// taskCallValues applies a template to positional argument values (SPEC §6.4,
+// §11.2 rule 1).
+func (t *thread) taskCallValues(name string, tmpl *templates.Template, args []value.Value, pos sexp.Pos) (value.Value, error) {
+	if len(args) > len(tmpl.Inputs) {
+		return nil, errorf(pos, KindArity, "Task '%s' expects at most %d positional arguments, got %d", name, len(tmpl.Inputs), len(args))
+	}
+	return t.executeTask(&TaskCall{Name: name, Template: tmpl, Positional: args, Pos: pos})
+}
+
+// executeTask runs a task call under the concurrency semaphore.
+func (t *thread) executeTask(tc *TaskCall) (value.Value, error) {
+	if err := t.enter(tc.Pos); err != nil {
+		return nil, err
+	}
+	defer t.leave()
+	if t.dyn != nil {
+		tc.Ambient = t.dyn.ambient
+	}
+	if err := t.acquire(tc.Pos); err != nil {
+		return nil, err
+	}
+	r := t.in.tasks.Execute(t.ctx, tc)
+	t.release()
+	if err := t.interruption(tc.Pos); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// toolCallSyntax evaluates (TOOL (param expr) ...): the arguments become one
+// parameter dict (SPEC §11.4).
+func (t *thread) toolCallSyntax(name string, x *expr, env *Env) (value.Value, error) {
+	args, err := parseCallArgs(name, x.args())
+	if err != nil {
+		return nil, err
+	}
+	params := value.NewDict(len(args))
+	for _, a := range args {
+		v, err := t.eval(a.x, env)
+		if err != nil {
+			return nil, err
+		}
+		params.Set(a.name, v)
+	}
+	return t.executeTool(name, params, x.pos())
+}
+
+func (t *thread) executeTool(name string, params *value.Dict, pos sexp.Pos) (value.Value, error) {
+	if err := t.enter(pos); err != nil {
+		return nil, err
+	}
+	defer t.leave()
+	if err := t.acquire(pos); err != nil {
+		return nil, err
+	}
+	r := t.in.tasks.CallTool(t.ctx, name, params)
+	t.release()
+	if err := t.interruption(pos); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// acquire takes a slot of the run-wide concurrency semaphore.
+func (t *thread) acquire(pos sexp.Pos) error {
+	select {
+	case t.in.sem <- struct{}{}:
+		return nil
+	case <-t.done:
+		return t.cancelled(pos)
+	}
+}
+
+func (t *thread) release() { <-t.in.sem }
+
+// interruption returns the cancellation error when the run was cancelled
+// while a task ran: a cancelled run ends, it does not go on with a FAILED
+// result.
+func (t *thread) interruption(pos sexp.Pos) error {
+	select {
+	case <-t.done:
+		return t.cancelled(pos)
+	default:
+		return nil
+	}
+}
+
+// notFound is the FAILED result of an unknown template or tool name.
+func notFound(msg string) *value.TaskResult {
+	return value.Failed("template_not_found", msg, nil)
+}

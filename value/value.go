@@ -1,0 +1,247 @@
+package value
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/evalrun/evalrun/sexp"
+)
+
+// Value is any value a workflow can compute with.
+type Value interface {
+	// Type returns the type name used in messages: int, float, bool, string,
+	// symbol, list, null, dict, task-result or closure.
+	Type() string
+	// String returns the canonical printed form (SPEC §5.5).
+	String() string
+}
+
+// Int is a signed 64-bit integer.
+type Int int64
+
+// Float is a finite 64-bit float.
+type Float float64
+
+// Bool is true or false.
+type Bool bool
+
+// String is a string of Unicode text.
+type String string
+
+// Symbol is a symbol; a name starting with ':' is a keyword.
+type Symbol string
+
+// Null is the null value: misses in lookups, JSON null, the variable null.
+type Null struct{}
+
+// List is a list of values; the nil List is the empty list, printed nil.
+type List []Value
+
+// Type implements Value.
+func (Int) Type() string { return "int" }
+
+// Type implements Value.
+func (Float) Type() string { return "float" }
+
+// Type implements Value.
+func (Bool) Type() string { return "bool" }
+
+// Type implements Value.
+func (String) Type() string { return "string" }
+
+// Type implements Value.
+func (Symbol) Type() string { return "symbol" }
+
+// Type implements Value.
+func (Null) Type() string { return "null" }
+
+// Type implements Value.
+func (List) Type() string { return "list" }
+
+// String implements Value.
+func (v Int) String() string { return strconv.FormatInt(int64(v), 10) }
+
+// String implements Value.
+func (v Float) String() string { return sexp.FormatFloat(float64(v)) }
+
+// String implements Value.
+func (v Bool) String() string {
+	if v {
+		return "true"
+	}
+	return "false"
+}
+
+// String implements Value.
+func (v String) String() string { return sexp.QuoteString(string(v)) }
+
+// String implements Value.
+func (v Symbol) String() string { return sexp.SymbolText(string(v)) }
+
+// String implements Value.
+func (Null) String() string { return "null" }
+
+// String implements Value.
+func (l List) String() string {
+	if len(l) == 0 {
+		return "nil"
+	}
+	var b strings.Builder
+	writeList(&b, l)
+	return b.String()
+}
+
+// IsKeyword reports whether the symbol is a keyword (its name starts with ':').
+func (v Symbol) IsKeyword() bool { return len(v) > 0 && v[0] == ':' }
+
+// Print writes the canonical form of v into b without building intermediate
+// strings for nested lists and dicts.
+func Print(b *strings.Builder, v Value) {
+	switch v := v.(type) {
+	case List:
+		if len(v) == 0 {
+			b.WriteString("nil")
+			return
+		}
+		writeList(b, v)
+	case *Dict:
+		v.print(b)
+	default:
+		b.WriteString(v.String())
+	}
+}
+
+func writeList(b *strings.Builder, l List) {
+	b.WriteByte('(')
+	for i, e := range l {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		Print(b, e)
+	}
+	b.WriteByte(')')
+}
+
+// Truthy reports whether v counts as true (SPEC §5.2): false, null, 0, 0.0,
+// "", the empty list and the empty dict are false; everything else is true.
+func Truthy(v Value) bool {
+	switch v := v.(type) {
+	case Bool:
+		return bool(v)
+	case Null:
+		return false
+	case Int:
+		return v != 0
+	case Float:
+		return v != 0
+	case String:
+		return v != ""
+	case List:
+		return len(v) > 0
+	case *Dict:
+		return v.Len() > 0
+	case nil:
+		return false
+	}
+	return true
+}
+
+// Equal is the structural equality of eq? and equal? (SPEC §5.3). A symbol
+// given at the top level compares as the string of its name; inside lists and
+// dicts a symbol equals only a symbol.
+func Equal(a, b Value) bool {
+	if s, ok := a.(Symbol); ok {
+		a = String(s)
+	}
+	if s, ok := b.(Symbol); ok {
+		b = String(s)
+	}
+	return equal(a, b)
+}
+
+func equal(a, b Value) bool {
+	switch a := a.(type) {
+	case Int:
+		switch b := b.(type) {
+		case Int:
+			return a == b
+		case Float:
+			return float64(a) == float64(b)
+		}
+		return false
+	case Float:
+		switch b := b.(type) {
+		case Int:
+			return float64(a) == float64(b)
+		case Float:
+			return a == b
+		}
+		return false
+	case Bool:
+		b, ok := b.(Bool)
+		return ok && a == b
+	case String:
+		b, ok := b.(String)
+		return ok && a == b
+	case Symbol:
+		b, ok := b.(Symbol)
+		return ok && a == b
+	case Null:
+		_, ok := b.(Null)
+		return ok
+	case List:
+		b, ok := b.(List)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !equal(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case *Dict:
+		b, ok := b.(*Dict)
+		if !ok || a.Len() != b.Len() {
+			return false
+		}
+		for i, k := range a.keys {
+			bv, ok := b.Get(k)
+			if !ok || !equal(a.vals[i], bv) {
+				return false
+			}
+		}
+		return true
+	case *TaskResult:
+		b, ok := b.(*TaskResult)
+		if !ok {
+			return false
+		}
+		if a == b {
+			return true
+		}
+		return a.Status == b.Status && a.Content == b.Content &&
+			equal(a.ParsedOrNull(), b.ParsedOrNull()) && equal(a.NotesOrEmpty(), b.NotesOrEmpty())
+	}
+	// Closures and other host values are equal only to themselves.
+	return a == b
+}
+
+// truncateRunes cuts s to n code points and reports whether it was cut.
+func truncateRunes(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos], true
+		}
+		i++
+	}
+	return s, false
+}
+
+// RuneLen returns the number of code points in s.
+func RuneLen(s string) int { return utf8.RuneCountInString(s) }
