@@ -1,0 +1,84 @@
+package evaluator
+
+import (
+	"context"
+
+	"github.com/evalrun/evalrun/tasksystem"
+	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/value"
+)
+
+// TaskSystem is the standard Tasks implementation: the tasksystem registry
+// and executor behind the evaluator's interface.
+type TaskSystem struct {
+	Registry *tasksystem.Registry
+	Executor *tasksystem.Executor
+	// OnDefine, when set, receives what each defatom registration displaced
+	// (for the shadowing warnings).
+	OnDefine func(t *templates.Template, res tasksystem.AddResult)
+}
+
+// NewTaskSystem returns a TaskSystem over a registry and an executor.
+func NewTaskSystem(reg *tasksystem.Registry, exec *tasksystem.Executor) *TaskSystem {
+	return &TaskSystem{Registry: reg, Executor: exec}
+}
+
+// Lookup implements Tasks.
+func (s *TaskSystem) Lookup(name string) (*templates.Template, bool) { return s.Registry.Lookup(name) }
+
+// HasTool implements Tasks. Tools arrive with the handler's tool registry;
+// until then no name is a tool.
+func (s *TaskSystem) HasTool(name string) bool { return false }
+
+// Define implements Tasks.
+func (s *TaskSystem) Define(t *templates.Template) error {
+	res := s.Registry.Add(t)
+	if s.OnDefine != nil {
+		s.OnDefine(t, res)
+	}
+	return nil
+}
+
+// Execute implements Tasks.
+func (s *TaskSystem) Execute(ctx context.Context, c *TaskCall) *value.TaskResult {
+	named := make([]tasksystem.NamedArg, len(c.Named))
+	for i, n := range c.Named {
+		named[i] = tasksystem.NamedArg{Name: n.Name, Value: n.Value}
+	}
+	return s.Executor.Execute(ctx, tasksystem.Request{
+		Name:       c.Name,
+		Template:   c.Template,
+		Named:      named,
+		Positional: c.Positional,
+		Files:      c.Files,
+		FilesGiven: c.FilesGiven,
+		Context:    c.Context,
+		History:    c.History,
+	})
+}
+
+// CallTool implements Tasks.
+func (s *TaskSystem) CallTool(ctx context.Context, name string, params *value.Dict) *value.TaskResult {
+	return notFound("Tool '" + name + "' not found in registered executors.")
+}
+
+// Match implements Tasks: a list of {"name", "score", "source"} dicts.
+func (s *TaskSystem) Match(text string) value.List {
+	matches := s.Registry.Match(text)
+	if len(matches) == 0 {
+		return nil
+	}
+	out := make(value.List, len(matches))
+	for i, m := range matches {
+		out[i] = value.DictOf("name", value.String(m.Name), "score", value.Float(m.Score), "source", value.String(m.Scope))
+	}
+	return out
+}
+
+func parseContextArg(task string, v value.Value) (templates.ContextSettings, error) {
+	return tasksystem.ParseContextArg(task, v)
+}
+
+func parseHistoryArg(task string, v value.Value) (templates.HistoryConfig, error) {
+	return tasksystem.ParseHistoryArg(task, v)
+}
