@@ -1,0 +1,30 @@
+package handler
+
+import (
+	"context"
+	"errors"
+)
+
+// Echo is the offline provider (SPEC §14.5): its answer is exactly the text
+// of the last user message. It never calls tools and does not count tokens
+// yet, so its Usage is zero. The zero value is ready to use.
+type Echo struct{}
+
+// EchoName is the name of the echo provider.
+const EchoName = "echo"
+
+// Name implements Provider.
+func (Echo) Name() string { return EchoName }
+
+// Complete implements Provider.
+func (Echo) Complete(ctx context.Context, req *Request) (*Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == RoleUser {
+			return &Response{Content: req.Messages[i].Content}, nil
+		}
+	}
+	return nil, errors.New("echo: the request has no user message")
+}

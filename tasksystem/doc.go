@@ -1,0 +1,31 @@
+// Package tasksystem finds and runs atomic tasks (SPEC §10, §11, §13).
+//
+// A Registry holds the templates of a run by name, alias and type:subtype,
+// replaces a template whole when one of the same name is added, and matches
+// natural-language requests against descriptions with an inverted token
+// index (SPEC §10.5). It is safe for concurrent use.
+//
+// An Executor runs one task call (SPEC §11.3): Bind checks and binds the
+// call's arguments to the template's inputs (§11.2), EffectiveContext merges
+// and validates the context settings (§13.2), the system and instructions
+// texts are rendered with the inputs and built-in placeholders (§12), and a
+// handler session asks the selected provider (§14). The result is always a
+// TaskResult value: a failed task is a FAILED result with a reason, never a
+// Go error. ParseContextArg and ParseHistoryArg read a call's reserved
+// arguments for the evaluator, which reports their errors with a position.
+//
+//	reg := tasksystem.NewRegistry()
+//	greet := &templates.Template{Name: "greet", Type: "atomic", Instructions: "Hello {{name}}!",
+//		Inputs: []templates.Input{{Name: "name", Type: "any", Required: true}}, InputsDeclared: true,
+//		Scope: templates.ScopeDefatom}
+//	if err := templates.Infer(greet); err != nil {
+//		return err
+//	}
+//	reg.Add(greet)
+//
+//	ex := tasksystem.NewExecutor(tasksystem.Options{}) // echo provider
+//	t, _ := reg.Lookup("greet")
+//	res := ex.Execute(ctx, tasksystem.Request{Template: t,
+//		Named: []tasksystem.NamedArg{{Name: "name", Value: value.String("Bob")}}})
+//	// res prints as #<TaskResult COMPLETE "Hello Bob!">
+package tasksystem
