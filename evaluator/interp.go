@@ -210,6 +210,9 @@ type branch struct{ parent *branch }
 type dynamic struct {
 	loopConfig value.Value
 	ambient    []value.Value
+	// ambientSummary is the summary of the innermost with-context whose
+	// context was a get-context result.
+	ambientSummary string
 }
 
 // child returns a thread for a parallel branch with its own context.
@@ -225,6 +228,12 @@ func (t *thread) cancelled(pos sexp.Pos) *Error {
 		c := *e
 		if !c.Pos.IsValid() {
 			c.Pos = pos
+		}
+		if c.Catchable() {
+			// A sibling parallel branch failed (SPEC §6.8): this branch is
+			// cancelled, which try must not catch nor step retry. The group
+			// raises the sibling's own error.
+			c.Kind = KindCancelled
 		}
 		return &c
 	}
@@ -248,6 +257,17 @@ func (t *thread) tick(x *expr) error {
 		}
 	}
 	return nil
+}
+
+// pollCancel notices cancellation (timeout, interrupt, a failed parallel
+// sibling) in loops whose iterations need not evaluate any list form.
+func (t *thread) pollCancel(pos sexp.Pos) error {
+	select {
+	case <-t.done:
+		return t.cancelled(pos)
+	default:
+		return nil
+	}
 }
 
 // enter counts one more active application.

@@ -150,6 +150,11 @@ func evalWithContext(t *thread, x *expr, env *Env) (value.Value, error) {
 		d = *saved
 	}
 	d.ambient = mergeAmbient(d.ambient, items)
+	if res, ok := ctxv.(*value.Dict); ok {
+		if summary, ok := res.Get("summary"); ok && res.Has("matches") {
+			d.ambientSummary = value.Text(summary)
+		}
+	}
 	t.dyn = &d
 	defer func() { t.dyn = saved }()
 	return t.evalBody(a[1:], env)

@@ -46,8 +46,11 @@ type TaskCall struct {
 	FilesGiven bool
 	Context    templates.ContextSettings
 	History    templates.HistoryConfig
-	// Ambient holds the with-context items in force (SPEC §13.3).
-	Ambient []value.Value
+	// Ambient holds the with-context items in force (SPEC §13.3), and
+	// AmbientSummary the summary of the innermost get-context result among
+	// them.
+	Ambient        []value.Value
+	AmbientSummary string
 	Pos     sexp.Pos
 }
 
@@ -175,7 +178,7 @@ func (t *thread) executeTask(tc *TaskCall) (value.Value, error) {
 	}
 	defer t.leave()
 	if t.dyn != nil {
-		tc.Ambient = t.dyn.ambient
+		tc.Ambient, tc.AmbientSummary = t.dyn.ambient, t.dyn.ambientSummary
 	}
 	if err := t.acquire(tc.Pos); err != nil {
 		return nil, err

@@ -54,6 +54,9 @@ func (s *TaskSystem) Execute(ctx context.Context, c *TaskCall) *value.TaskResult
 		FilesGiven: c.FilesGiven,
 		Context:    c.Context,
 		History:    c.History,
+		Ambient:    c.Ambient,
+		// AmbientSummary travels with the items it describes.
+		AmbientSummary: c.AmbientSummary,
 	})
 }
 

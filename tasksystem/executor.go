@@ -3,6 +3,8 @@ package tasksystem
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +22,9 @@ const (
 	ReasonLLMError         = "llm_error"
 	ReasonExecutionHalted  = "execution_halted"
 	ReasonConfiguration    = "configuration_error"
+	ReasonContextRetrieval = "context_retrieval_failure"
+	ReasonToolExecution    = "tool_execution_error"
+	ReasonExecutionTimeout = "execution_timeout"
 )
 
 // Defaults of SPEC §12.3, §14.1 and §14.5.
@@ -35,6 +40,12 @@ const (
 	// DateLayout formats {{date}}: ISO 8601 with seconds and a numeric
 	// offset, never Z.
 	DateLayout = "2006-01-02T15:04:05-07:00"
+	// DefaultSubsetK is how many ambient items inherit_context subset
+	// keeps (context.subset_k).
+	DefaultSubsetK = 5
+	// DefaultFreshTopK is how many matches a memory lookup of the executor
+	// asks for (context.fresh_top_k).
+	DefaultFreshTopK = 5
 )
 
 // Request is one task call as the evaluator hands it to the executor.
@@ -49,17 +60,32 @@ type Request struct {
 	// Positional are the values of a template applied to values (SPEC §6.4).
 	Positional []value.Value
 	// Files is the call's files argument, and FilesGiven whether there was
-	// one. File resolution and delivery (SPEC §13.4) are not implemented
-	// yet: the fields are accepted so that callers need not change.
+	// one. A non-empty list makes the task's own files (SPEC §13.4,
+	// context_source explicit_request); relative paths are resolved against
+	// Options.WorkDir, every path must exist inside Options.Root.
 	Files      []string
 	FilesGiven bool
 	// Context holds the fields of the call's context argument
 	// (ParseContextArg).
 	Context templates.ContextSettings
-	// History holds the call's history_config argument (ParseHistoryArg).
-	// Session history (SPEC §13.6) is not implemented yet; the field is
-	// accepted so that callers need not change.
+	// History holds the call's history_config argument (ParseHistoryArg);
+	// its fields override the template's (SPEC §13.6).
 	History templates.HistoryConfig
+	// Ambient holds the with-context items in force, outermost first
+	// (SPEC §13.3): match dicts {"id", "content", "relevance_score",
+	// "content_type", "source_path"}, whose paths are relative to the project
+	// root, and path strings, relative to the working directory. Options.RunFiles
+	// come before them; an id already present is not added again.
+	Ambient []value.Value
+	// AmbientSummary is the summary of the innermost with-context whose
+	// context was a get-context result, "" when there is none. It becomes
+	// the <summary> of the context block when the task inherits items and
+	// no memory lookup chose its own files (SPEC §13.5).
+	AmbientSummary string
+	// Seq is the call's journal sequence number, used in accumulated
+	// outputs as NAME#SEQ (SPEC §13.4); 0 means the executor numbers calls
+	// itself, from 1, in the order Execute is called.
+	Seq int
 }
 
 // Options are the run-level settings of an Executor.
@@ -92,14 +118,44 @@ type Options struct {
 	// BeforeFirstCall, when set, is called once, just before the run's first
 	// model call (the CLI prints the echo-provider notice there).
 	BeforeFirstCall func()
+
+	// Root is the project root: every file read for a task must lie inside
+	// it once symbolic links are resolved (SPEC §19). "" means WorkDir.
+	Root string
+	// WorkDir is the working directory: relative paths of files arguments,
+	// <file>, <path>, --files and with-context paths are resolved against
+	// it, and template commands run in it (SPEC §12.4). "" means the current
+	// directory when NewExecutor is called.
+	WorkDir string
+	// RunFiles are the --files paths, ambient for the whole run before any
+	// with-context item (SPEC §13.3); they may lie outside Root.
+	RunFiles []string
+	// Memory is the memory index for fresh lookups and description sources
+	// (SPEC §13.4, §15); nil means there is none, and such lookups find no
+	// files and add the warning WarnNoMemory.
+	Memory Memory
+	// Stderr receives the echo line of a local or dir template's command
+	// (SPEC §19) and the executor's warnings; nil discards them.
+	Stderr io.Writer
+	// SubsetK is context.subset_k, FreshTopK context.fresh_top_k; 0 means
+	// DefaultSubsetK and DefaultFreshTopK.
+	SubsetK   int
+	FreshTopK int
 }
 
-// Executor runs atomic tasks (SPEC §11.3). It is safe for concurrent use.
+// Executor runs atomic tasks (SPEC §11.3). It is safe for concurrent use:
+// the run-wide state (call numbers, accumulated outputs, session history) is
+// guarded. One Executor serves one run.
 type Executor struct {
 	opts         Options
 	date         value.String
 	instructions value.String
 	firstCall    sync.Once
+	roots        fileRoots
+	subsetK      int
+	freshTopK    int
+	state        runState
+	stderrMu     sync.Mutex
 }
 
 // NewExecutor returns an Executor with the run-level options opts.
@@ -114,22 +170,74 @@ func NewExecutor(opts Options) *Executor {
 	if instr == "" {
 		instr = NoInstructions
 	}
-	return &Executor{
+	root := opts.Root
+	if root == "" {
+		root = opts.WorkDir
+	}
+	e := &Executor{
 		opts:         opts,
 		date:         value.String(opts.Start.Local().Format(DateLayout)),
 		instructions: value.String(instr),
+		roots:        newFileRoots(root, opts.WorkDir),
+		subsetK:      opts.SubsetK,
+		freshTopK:    opts.FreshTopK,
 	}
+	if e.subsetK <= 0 {
+		e.subsetK = DefaultSubsetK
+	}
+	if e.freshTopK <= 0 {
+		e.freshTopK = DefaultFreshTopK
+	}
+	return e
+}
+
+// printf writes one message to Options.Stderr, whole.
+func (e *Executor) printf(format string, args ...any) {
+	if e.opts.Stderr == nil {
+		return
+	}
+	e.stderrMu.Lock()
+	defer e.stderrMu.Unlock()
+	fmt.Fprintf(e.opts.Stderr, format, args...)
 }
 
 // Execute runs one task call and returns its TaskResult; it never returns
-// nil. The pipeline (SPEC §11.3), as far as it is implemented: bind the
-// inputs (§11.2), merge and validate the context settings (§13.2), render
-// system and instructions (§12), assemble the system prompt (§14.1) and run
-// a handler session with the selected provider and model (§14.5). Failures
-// are FAILED TaskResults: input_validation_failure, configuration_error for
-// an unknown provider, llm_error for a provider error, execution_halted when
-// ctx is cancelled, and a turns RESOURCE_EXHAUSTION from the handler.
+// nil. The pipeline of SPEC §11.3:
+//
+//  1. bind the inputs (§11.2);
+//  2. merge and validate the context settings (§13.2);
+//  3. read the template's <file> when {{file}} or {{file_contents}} is used,
+//     and run its <command> when {{command_output}} is used in system or
+//     instructions (§12.4; the command text has every substituted value
+//     shell-quoted, and a local or dir template's command is echoed on
+//     Options.Stderr first, §19);
+//  4. select the task's own files: the call's files, the template's
+//     <file_paths>, or a fresh memory lookup (§13.4);
+//  5. render system and instructions (§12);
+//  6. assemble the system prompt (§14.1) with the context block (§13.5):
+//     own files, inherited ambient items (full, or the SubsetK best by BM25
+//     against the instructions, or none), and the earlier COMPLETE calls'
+//     outputs when accumulate_data is true;
+//  7. (the request hash and resume belong to the journal, not yet here);
+//  8. run a handler session with the selected provider and model (§14.5),
+//     after the session-history pairs when use_session_history is true
+//     (§13.6);
+//  9. (structured output is parsed by the handler's caller, not yet here);
+//  10. fill the notes (context_source, file_count, and warnings and
+//     skipped_files when not empty) and record a COMPLETE call for
+//     accumulation and, when record_in_session_history, the history.
+//
+// Failures are FAILED TaskResults: input_validation_failure (binding,
+// context settings, missing or outside files), configuration_error for an
+// unknown provider, tool_execution_error and execution_timeout from the
+// <command>, context_retrieval_failure from <file_paths> and memory
+// lookups, llm_error for a provider error, execution_halted when ctx is
+// cancelled, and a turns RESOURCE_EXHAUSTION from the handler.
 func (e *Executor) Execute(ctx context.Context, req Request) *value.TaskResult {
+	seq := req.Seq
+	if seq <= 0 {
+		seq = e.state.nextSeq()
+	}
 	t := req.Template
 	task := req.Name
 	if t == nil {
@@ -148,9 +256,26 @@ func (e *Executor) Execute(ctx context.Context, req Request) *value.TaskResult {
 		providerName = provider.Name()
 	}
 	notes.Set("provider", value.String(providerName))
-	notes.Set("context_source", value.String("none"))
+	notes.Set("context_source", value.String(SourceNone))
 	notes.Set("file_count", value.Int(0))
-	fail := func(reason, msg string) *value.TaskResult { return value.Failed(reason, msg, notes) }
+	c := &call{e: e, ctx: ctx, t: t, task: task, seen: map[string]bool{}}
+	finish := func() *value.Dict {
+		if len(c.warnings) > 0 {
+			notes.Set("warnings", stringList(c.warnings))
+		}
+		if len(c.skipped) > 0 {
+			notes.Set("skipped_files", stringList(c.skipped))
+		}
+		return notes
+	}
+	fail := func(reason, msg string) *value.TaskResult { return value.Failed(reason, msg, finish()) }
+	failWith := func(err error) *value.TaskResult {
+		var f *failure
+		if errors.As(err, &f) {
+			return fail(f.reason, f.msg)
+		}
+		return fail(ReasonInputValidation, err.Error())
+	}
 
 	if ctx.Err() != nil {
 		return fail(ReasonExecutionHalted, haltMessage(ctx))
@@ -165,34 +290,64 @@ func (e *Executor) Execute(ctx context.Context, req Request) *value.TaskResult {
 		return fail(ReasonInputValidation, err.Error())
 	}
 	// (2) Merge and validate the context settings.
-	if _, err := EffectiveContext(t.Subtype, t.Context, req.Context); err != nil {
+	if c.settings, err = EffectiveContext(t.Subtype, t.Context, req.Context); err != nil {
 		return fail(ReasonInputValidation, err.Error())
 	}
 	if providerErr != nil {
 		return fail(ReasonConfiguration, providerErr.Error())
 	}
-	// (5) Render system and instructions: inputs win over built-ins.
-	modelText := value.String(model)
+	hist := effectiveHistory(t.History, req.History)
+
+	// Inputs win over built-ins.
+	b := builtins{instructions: e.instructions, date: e.date, model: value.String(model)}
 	lookup := func(root string) (value.Value, bool) {
 		if v, ok := inputs[root]; ok {
 			return v, true
 		}
-		switch root {
-		case "instructions":
-			return e.instructions, true
-		case "date":
-			return e.date, true
-		case "model":
-			return modelText, true
-		case "file", "file_contents", "command", "command_output":
-			return value.String(""), true
-		}
-		return nil, false
+		return b.lookup(root)
 	}
+	// (3) The template's <file> and <command>.
+	if err := c.templateFile(parts, lookup, &b); err != nil {
+		return failWith(err)
+	}
+	if err := c.templateCommand(parts, lookup, &b); err != nil {
+		return failWith(err)
+	}
+	// (4) Own files.
+	source, own, summary, err := c.ownFiles(&req, parts, lookup, inputs)
+	notes.Set("context_source", value.String(source))
+	if err != nil {
+		return failWith(err)
+	}
+	var block contextBlock
+	for _, ref := range own {
+		f, ok, err := c.load(ref)
+		if err != nil {
+			return failWith(err)
+		}
+		if ok {
+			block.files = append(block.files, f)
+		}
+	}
+	// (5) Render system and instructions.
 	user, _ := parts.Instructions.Render(lookup)
 	system, _ := parts.System.Render(lookup)
 
-	// (6) Assemble the system prompt and (8) run the handler.
+	// (6) The context block and the system prompt.
+	if inh := c.inherited(&req, user); len(inh) > 0 {
+		block.files = append(block.files, inh...)
+		if summary == "" {
+			summary = req.AmbientSummary
+		}
+	}
+	block.summary = summary
+	if c.settings.AccumulateData == "true" {
+		block.prevFormat = c.settings.AccumulationFormat
+		block.prev = accumulated(e.state.completed(), block.prevFormat)
+	}
+	notes.Set("file_count", value.Int(len(block.files)))
+
+	// (8) Run the handler.
 	maxTurns := t.Limits.MaxTurns
 	if maxTurns == 0 {
 		maxTurns = e.opts.MaxTurns
@@ -200,19 +355,133 @@ func (e *Executor) Execute(ctx context.Context, req Request) *value.TaskResult {
 	session := handler.NewSession(handler.SessionConfig{
 		Provider:    provider,
 		Model:       model,
-		System:      e.systemPrompt(t, system),
+		System:      e.systemPrompt(t, system, block.String()),
 		Temperature: t.Temperature,
 		MaxTurns:    maxTurns,
 	})
+	if hist.use {
+		session.AddMessages(e.state.historyMessages(hist.turns)...)
+	}
 	session.AddUser(user)
 	if e.opts.BeforeFirstCall != nil {
 		e.firstCall.Do(e.opts.BeforeFirstCall)
 	}
 	answer, err := session.Run(ctx)
 	if err != nil {
-		return e.failure(ctx, err, notes)
+		return e.failure(ctx, err, finish())
 	}
-	return &value.TaskResult{Status: value.StatusComplete, Content: answer.Content, Notes: notes}
+	// (10) Record the call.
+	e.state.complete(completedCall{name: t.Name, seq: seq, user: user, content: answer.Content, record: hist.record})
+	return &value.TaskResult{Status: value.StatusComplete, Content: answer.Content, Notes: finish()}
+}
+
+// builtins holds the values of the built-in placeholders of one call (SPEC
+// §12.3); file, file_contents, command and command_output are "" until set.
+type builtins struct {
+	instructions, date, model value.String
+	file, fileContents        value.String
+	command, commandOutput    value.String
+}
+
+func (b *builtins) lookup(root string) (value.Value, bool) {
+	switch root {
+	case "instructions":
+		return b.instructions, true
+	case "date":
+		return b.date, true
+	case "model":
+		return b.model, true
+	case "file":
+		return b.file, true
+	case "file_contents":
+		return b.fileContents, true
+	case "command":
+		return b.command, true
+	case "command_output":
+		return b.commandOutput, true
+	}
+	return nil, false
+}
+
+// uses reports whether system or instructions use one of the built-ins.
+func uses(parts *templates.Parts, names ...string) bool {
+	for _, n := range names {
+		if parts.System.Uses(n) || parts.Instructions.Uses(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// templateFile resolves the template's <file> when {{file}} or
+// {{file_contents}} is used in system, instructions or the command (SPEC
+// §12.4, §19): it must exist inside the project root, and when its contents
+// are used it may be at most MaxTemplateFileBytes.
+func (c *call) templateFile(parts *templates.Parts, lookup templates.Lookup, b *builtins) error {
+	if c.t.File == "" {
+		return nil
+	}
+	usesContents := uses(parts, "file_contents") || parts.Command.Uses("file_contents")
+	if !usesContents && !uses(parts, "file") && !parts.Command.Uses("file") {
+		return nil
+	}
+	given, _ := parts.File.Render(lookup)
+	p, err := c.e.roots.resolve(given, c.e.roots.workDir, false)
+	if err != nil {
+		return fail(ReasonInputValidation, err.Error())
+	}
+	b.file = value.String(p.abs)
+	if usesContents {
+		text, err := readTemplateFile(p)
+		if err != nil {
+			return fail(ReasonInputValidation, err.Error())
+		}
+		b.fileContents = value.String(text)
+	}
+	return nil
+}
+
+// templateCommand renders the template's <command> with shell-quoted values
+// and, when {{command_output}} is used in system or instructions, runs it
+// (SPEC §12.4).
+func (c *call) templateCommand(parts *templates.Parts, lookup templates.Lookup, b *builtins) error {
+	cmd := c.t.Command
+	if cmd == nil {
+		return nil
+	}
+	text, err := renderCommand(parts.Command, lookup)
+	if err != nil {
+		return fail(ReasonInputValidation, err.Error())
+	}
+	b.command = value.String(text)
+	if !uses(parts, "command_output") {
+		return nil
+	}
+	if echoesCommands(c.t) {
+		c.e.printf("running command of %s (%s): %s\n", c.t.Name, c.t.Scope, text)
+	}
+	res, err := shellCommand{shell: cmd.Shell, text: text, dir: c.e.roots.workDir, timeout: cmd.Timeout}.run(c.ctx)
+	switch {
+	case errors.Is(err, errCommandTimeout):
+		return fail(ReasonExecutionTimeout, commandTimeoutMessage(cmd.Timeout))
+	case err != nil && c.ctx.Err() != nil:
+		return fail(ReasonExecutionHalted, haltMessage(c.ctx))
+	case err != nil:
+		return fail(ReasonToolExecution, "cannot run command: "+err.Error())
+	case res.status != 0 && cmd.FailOnError:
+		return fail(ReasonToolExecution, commandExitMessage(res))
+	}
+	b.commandOutput = value.String(res.output)
+	return nil
+}
+
+// stringList converts strings to a list of string values.
+func stringList(ss []string) value.List {
+	l := make(value.List, len(ss))
+	for i, s := range ss {
+		l[i] = value.String(s)
+	}
+	return l
 }
 
 // failure turns a handler error into a FAILED TaskResult.
@@ -256,9 +525,9 @@ func haltMessage(ctx context.Context) string {
 }
 
 // systemPrompt joins the base prompt (the template's role, else the default
-// role, else DefaultBasePrompt) and the rendered <system> text with a blank
-// line (SPEC §14.1).
-func (e *Executor) systemPrompt(t *templates.Template, system string) string {
+// role, else DefaultBasePrompt), the rendered <system> text and the context
+// block with blank lines, leaving out empty parts (SPEC §14.1).
+func (e *Executor) systemPrompt(t *templates.Template, system, block string) string {
 	base, ok := e.opts.Roles[t.Role]
 	if t.Role == "" || !ok {
 		base, ok = e.opts.Roles["default"]
@@ -266,10 +535,13 @@ func (e *Executor) systemPrompt(t *templates.Template, system string) string {
 			base = DefaultBasePrompt
 		}
 	}
-	if system == "" {
-		return base
+	parts := make([]string, 0, 3)
+	for _, part := range []string{base, system, block} {
+		if part != "" {
+			parts = append(parts, part)
+		}
 	}
-	return base + "\n\n" + system
+	return strings.Join(parts, "\n\n")
 }
 
 // selectProvider chooses the provider and model of a call (SPEC §14.5):

@@ -1,0 +1,345 @@
+package tasksystem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/evalrun/evalrun/templates"
+)
+
+// Command defaults and limits (SPEC §9.2, §12.4).
+const (
+	// DefaultShell runs a <command> whose shell attribute is not set.
+	DefaultShell = "sh"
+	// DefaultCommandTimeout applies when a <command> sets no timeout, and to
+	// the command of a <file_paths source="command">.
+	DefaultCommandTimeout = 30 * time.Second
+	// MaxCommandOutput is the most command output kept (1 MiB); the rest is
+	// replaced by a final line "[output truncated]".
+	MaxCommandOutput = 1 << 20
+	// commandDrainTimeout bounds the wait for the output pipe to close once
+	// the command and its process group are gone.
+	commandDrainTimeout = 2 * time.Second
+)
+
+// OutputTruncated is the final line of command output cut at
+// MaxCommandOutput.
+const OutputTruncated = "[output truncated]"
+
+// errCommandTimeout reports that a command ran out of time.
+var errCommandTimeout = errors.New("command timed out")
+
+// shellQuote quotes s for a POSIX shell: in single quotes, with every
+// embedded single quote written as '\” (SPEC §12.4). The empty string
+// becomes ”.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// renderCommand renders a <command> text with every placeholder's final
+// text shell-quoted (SPEC §12.4, §19): each placeholder is resolved with
+// lookup, walked and filtered exactly as anywhere else (so {{files | join(" ")}},
+// {{plan.path}}, {{x | json}} and default(...) behave as in the prompt), and
+// only then is its rendered text quoted as one shell word. Literal text is
+// kept as written.
+//
+// Quoting the rendered text rather than the looked-up value matters: a
+// lookup that returned pre-quoted strings would break dotted references and
+// list filters, and a filter such as json would wrap the quoted text in
+// double quotes, inside which the shell expands $(...) again.
+func renderCommand(t *templates.Text, lookup templates.Lookup) (string, error) {
+	pieces, err := commandPieces(t.Source())
+	if err != nil {
+		return "", err
+	}
+	var quoted, plain strings.Builder
+	var missing []string
+	for _, p := range pieces {
+		if p.ph == nil {
+			quoted.WriteString(p.lit)
+			plain.WriteString(p.lit)
+			continue
+		}
+		text, miss := p.ph.Render(lookup)
+		missing = append(missing, miss...)
+		quoted.WriteString(shellQuote(text))
+		plain.WriteString(text)
+	}
+	// The split must agree with the template package's own reading of the
+	// text; if it ever did not, running the command would be unsafe.
+	if whole, _ := t.Render(lookup); whole != plain.String() {
+		return "", errors.New("internal error: cannot quote the values substituted into the command text")
+	}
+	if len(missing) > 0 {
+		return "", fmt.Errorf("Missing parameter(s) or access error for substitution: %s", strings.Join(missing, ", "))
+	}
+	return quoted.String(), nil
+}
+
+// commandPiece is a literal run of a command text (escapes replaced) or one
+// placeholder compiled on its own.
+type commandPiece struct {
+	lit string
+	ph  *templates.Text
+}
+
+// commandPieceCache holds the split of each command text seen.
+var commandPieceCache sync.Map // string → []commandPiece
+
+// commandPieces splits a template text into literal runs and placeholders by
+// the rules of templates.Parse (SPEC §12.1): "\{{" is a literal "{{", and a
+// "{{" without a "}}" later on its line is literal text.
+func commandPieces(src string) ([]commandPiece, error) {
+	if v, ok := commandPieceCache.Load(src); ok {
+		return v.([]commandPiece), nil
+	}
+	var pieces []commandPiece
+	var lit strings.Builder
+	litStart := 0
+	for i := 0; ; {
+		j := strings.Index(src[i:], "{{")
+		if j < 0 {
+			break
+		}
+		p := i + j
+		if p > 0 && src[p-1] == '\\' {
+			lit.WriteString(src[litStart : p-1])
+			litStart = p
+			i = p + 2
+			continue
+		}
+		q := closingBraces(src, p+2)
+		if q < 0 {
+			i = p + 2
+			continue
+		}
+		lit.WriteString(src[litStart:p])
+		if lit.Len() > 0 {
+			pieces = append(pieces, commandPiece{lit: lit.String()})
+			lit.Reset()
+		}
+		ph, err := templates.Parse(src[p : q+2])
+		if err != nil {
+			return nil, err
+		}
+		pieces = append(pieces, commandPiece{ph: ph})
+		litStart = q + 2
+		i = q + 2
+	}
+	lit.WriteString(src[litStart:])
+	if lit.Len() > 0 {
+		pieces = append(pieces, commandPiece{lit: lit.String()})
+	}
+	commandPieceCache.Store(src, pieces)
+	return pieces, nil
+}
+
+// closingBraces returns the offset of the "}}" that closes a placeholder
+// whose expression starts at from, or -1 when the line has none; it mirrors
+// the template package's scanner (braces inside a double-quoted argument do
+// not close the placeholder).
+func closingBraces(src string, from int) int {
+	end := len(src)
+	if nl := strings.IndexByte(src[from:], '\n'); nl >= 0 {
+		end = from + nl
+	}
+	line := src[:end]
+	for j := from; j+1 < end; j++ {
+		switch line[j] {
+		case '"':
+			k := j + 1
+			for k < end && line[k] != '"' {
+				if line[k] == '\\' {
+					k++
+				}
+				k++
+			}
+			if k >= end {
+				if q := strings.Index(line[j:], "}}"); q >= 0 {
+					return j + q
+				}
+				return -1
+			}
+			j = k
+		case '}':
+			if line[j+1] == '}' {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// shellCommand is one command to run.
+type shellCommand struct {
+	shell   string        // "" means DefaultShell
+	text    string        // passed as SHELL -c TEXT
+	dir     string        // working directory
+	timeout time.Duration // 0 means DefaultCommandTimeout
+}
+
+// commandResult is the outcome of a command that ran to its end.
+type commandResult struct {
+	output string // stdout and stderr interleaved, capped
+	status int    // exit status; 128+N for a command killed by signal N
+}
+
+// run starts SHELL -c TEXT in its own process group with stdout and stderr
+// on one pipe, so that their output interleaves as produced, and waits for
+// it. When the shell exits, any process it left in its group is killed; on
+// timeout or cancellation the whole group is killed at once. The output is
+// kept exactly up to MaxCommandOutput. The error is errCommandTimeout, ctx's
+// error, or a failure to start the shell.
+func (c shellCommand) run(ctx context.Context) (commandResult, error) {
+	shell := c.shell
+	if shell == "" {
+		shell = DefaultShell
+	}
+	timeout := c.timeout
+	if timeout <= 0 {
+		timeout = DefaultCommandTimeout
+	}
+	if err := ctx.Err(); err != nil {
+		return commandResult{}, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return commandResult{}, err
+	}
+	cmd := exec.Command(shell, "-c", c.text)
+	cmd.Dir = c.dir
+	cmd.Stdout = w
+	cmd.Stderr = w
+	setProcessGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return commandResult{}, err
+	}
+	w.Close()
+
+	out := &cappedBuffer{limit: MaxCommandOutput}
+	drained := make(chan struct{})
+	go func() {
+		io.Copy(out, r)
+		close(drained)
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var waitErr, runErr error
+	select {
+	case waitErr = <-exited:
+	case <-timer.C:
+		killProcessGroup(cmd)
+		waitErr, runErr = <-exited, errCommandTimeout
+	case <-ctx.Done():
+		killProcessGroup(cmd)
+		waitErr, runErr = <-exited, ctx.Err()
+	}
+	// Background children still holding the pipe must not keep the task
+	// waiting, nor outlive it.
+	killProcessGroup(cmd)
+	select {
+	case <-drained:
+	case <-time.After(commandDrainTimeout):
+		r.Close()
+		<-drained
+	}
+	r.Close()
+	if runErr != nil {
+		return commandResult{}, runErr
+	}
+	res := commandResult{output: out.text()}
+	if waitErr != nil {
+		var exit *exec.ExitError
+		if !errors.As(waitErr, &exit) {
+			return commandResult{}, waitErr
+		}
+		res.status = exitStatus(exit)
+	}
+	return res, nil
+}
+
+// cappedBuffer keeps the first limit bytes written to it and counts the
+// rest; it never fails, so the writer is never blocked.
+type cappedBuffer struct {
+	limit   int
+	buf     []byte
+	dropped int64
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if room := b.limit - len(b.buf); room > 0 {
+		n := min(room, len(p))
+		b.buf = append(b.buf, p[:n]...)
+		b.dropped += int64(len(p) - n)
+	} else {
+		b.dropped += int64(len(p))
+	}
+	return len(p), nil
+}
+
+// text returns the output, cut at a code point boundary and followed by the
+// line "[output truncated]" when bytes were dropped.
+func (b *cappedBuffer) text() string {
+	if b.dropped == 0 {
+		return string(b.buf)
+	}
+	return withFinalLine(string(cutAtRune(b.buf)), OutputTruncated)
+}
+
+// firstLine returns s up to its first line break.
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// commandExitMessage is the failure message of a non-zero exit status:
+// "command exited with status N: FIRST LINE OF OUTPUT", without the colon
+// part when the output is empty.
+func commandExitMessage(res commandResult) string {
+	msg := fmt.Sprintf("command exited with status %d", res.status)
+	if line := firstLine(res.output); line != "" {
+		msg += ": " + line
+	}
+	return msg
+}
+
+// commandTimeoutMessage is the failure message of a command that ran out of
+// time.
+func commandTimeoutMessage(timeout time.Duration) string {
+	if timeout <= 0 {
+		timeout = DefaultCommandTimeout
+	}
+	return "command timed out after " + timeout.String()
+}
+
+// echoesCommands reports whether a template's commands are echoed on stderr
+// before they run (SPEC §19): those of the local and dir scopes.
+func echoesCommands(t *templates.Template) bool {
+	return t.Scope == templates.ScopeLocal || t.Scope == templates.ScopeDir
+}
+
+// commandLines reads the paths printed by a <file_paths source="command">:
+// one per non-blank line, trimmed.
+func commandLines(output string) []string {
+	var paths []string
+	for line := range strings.Lines(output) {
+		if p := strings.TrimSpace(line); p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
