@@ -73,13 +73,14 @@ func (t *Template) Parts() (*Parts, error) {
 // compile parses every text of t that may hold placeholders.
 func compile(t *Template) (*Parts, ErrorList) {
 	var errs ErrorList
-	parse := func(field, src string) *Text {
+	parse := func(field string, index int, src string) *Text {
 		txt, err := Parse(src)
 		if err != nil {
 			var list ErrorList
 			if errors.As(err, &list) {
 				for _, e := range list {
 					e.Field = field
+					e.Index = index
 				}
 			}
 			errs = append(errs, list...)
@@ -88,20 +89,20 @@ func compile(t *Template) (*Parts, ErrorList) {
 		return txt
 	}
 	p := &Parts{
-		Instructions: parse("instructions", t.Instructions),
-		System:       parse("system", t.System),
-		File:         parse("file", t.File),
+		Instructions: parse("instructions", 0, t.Instructions),
+		System:       parse("system", 0, t.System),
+		File:         parse("file", 0, t.File),
 		Command:      &Text{},
 		ContextQuery: &Text{},
 	}
 	if t.Command != nil {
-		p.Command = parse("command", t.Command.Text)
+		p.Command = parse("command", 0, t.Command.Text)
 	}
 	if t.FilePaths != nil {
-		for _, path := range t.FilePaths.Paths {
-			p.Paths = append(p.Paths, parse("path", path))
+		for i, path := range t.FilePaths.Paths {
+			p.Paths = append(p.Paths, parse("path", i, path))
 		}
-		p.ContextQuery = parse("context_query", t.FilePaths.ContextQuery)
+		p.ContextQuery = parse("context_query", 0, t.FilePaths.ContextQuery)
 	}
 	for _, txt := range p.texts() {
 		for _, r := range txt.roots {
@@ -123,12 +124,12 @@ func Infer(t *Template) error {
 	if t.InputsDeclared {
 		fields := []string{"instructions", "system", "command", "file"}
 		for i, txt := range p.texts() {
-			field := "context_query"
+			field, index := "context_query", 0
 			switch {
 			case i < len(fields):
 				field = fields[i]
 			case i < len(fields)+len(p.Paths):
-				field = "path"
+				field, index = "path", i-len(fields)
 			}
 			for _, c := range txt.chunks {
 				if c.ph == nil || IsBuiltin(c.ph.root) {
@@ -140,6 +141,7 @@ func Infer(t *Template) error {
 				e := newError(txt.src, c.ph.off, c.ph.src,
 					"unknown placeholder "+c.ph.src+": not a declared input or built-in")
 				e.Field = field
+				e.Index = index
 				errs = append(errs, e)
 			}
 		}

@@ -72,6 +72,10 @@ type PlaceholderError struct {
 	// "system", "command", "file", "path", "context_query"); it is empty for
 	// errors from Parse.
 	Field string
+	// Index is the position of the text among the template's texts of the
+	// same Field, from 0; only the <path> elements of <file_paths> can be
+	// more than one.
+	Index int
 	// Offset is the byte offset of the offending token in the text.
 	Offset int
 	// Line and Column locate Offset inside the text, both from 1; columns

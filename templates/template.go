@@ -64,9 +64,16 @@ type Template struct {
 
 	// Provenance.
 	Scope Scope
-	Path  string // file the template came from; "" for builtin and defatom
-	Line  int    // line of the <task> element or defatom form
-	Col   int
+	// Path is the file the template came from, as given to ParseFile; Load
+	// gives the path as shown to users (DisplayPath). "" for builtin and
+	// defatom templates.
+	Path string
+	Line int // line of the <task> element or defatom form
+	Col  int
+
+	// XML is the <task> element exactly as written in its file (for
+	// `templates show`); "" for defatom templates.
+	XML string
 
 	// parts caches the compiled placeholder texts; Infer sets it. A template
 	// must not be changed after Infer without calling Infer again.
@@ -87,6 +94,10 @@ type OutputFormat struct {
 	Type         string // json or text
 	Schema       string // schema name, "" when absent
 	InlineSchema string // text of an inline <schema> child, "" when absent
+	// Compiled is the resolved schema (SPEC §9.5) of a template loaded from
+	// XML; nil when there is no schema or it has not been resolved (defatom
+	// templates: resolve Schema with Schemas.Resolve).
+	Compiled *Schema
 }
 
 // ContextSettings holds the context-management fields a template (or a call)
@@ -137,6 +148,11 @@ func (t *Template) Source() string {
 	}
 	return t.Scope.String() + " " + t.Path + ":" + strconv.Itoa(t.Line)
 }
+
+// Provenance returns the provenance line that run, eval and task print on
+// stderr for a template from the global, local or dir scope (SPEC §10.3):
+// "template review/git-diff: local .evalrun/templates/review.xml:1".
+func (t *Template) Provenance() string { return "template " + t.Name + ": " + t.Source() }
 
 // InputNamed returns the input called name.
 func (t *Template) InputNamed(name string) (Input, bool) {
