@@ -26,20 +26,23 @@ func (k Kind) String() string {
 
 // Node is one datum read from source text. Lists made by the quote shorthand
 // 'd are the two-element list (quote d) with Quoted set.
+//
+// The fields are ordered so that the small ones share a word: the reader
+// allocates one Node per datum, and its speed is bound by their size.
 type Node struct {
-	Kind  Kind
-	Pos   Pos     // the first byte of the datum; for 'd, the quote
-	End   int     // byte offset just after the datum's last byte
-	Str   string  // Symbol name or String value
-	Int   int64   // Int value
-	Float float64 // Float value
-	Bool  bool    // Bool value
-	Items []*Node // List elements; empty for ()
+	Kind Kind
+	Bool bool // Bool value
+	// Quoted marks a (quote d) list written with the ' shorthand.
+	Quoted bool
+	Pos    Pos     // the first byte of the datum; for 'd, the quote
+	End    int     // byte offset just after the datum's last byte
+	Str    string  // Symbol name or String value
+	Int    int64   // Int value
+	Float  float64 // Float value
+	Items  []*Node // List elements; empty for ()
 	// Raw is the exact source text of an atom or string (for fmt). For lists
 	// it is empty.
 	Raw string
-	// Quoted marks a (quote d) list written with the ' shorthand.
-	Quoted bool
 }
 
 // IsSymbol reports whether n is the symbol name.

@@ -2,6 +2,7 @@ package sexp
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -58,7 +59,8 @@ func (s *Source) lineIndex(off int) int {
 }
 
 // Position converts a byte offset into a Position with a line and a column
-// counted in code points (a tab is one column).
+// counted in code points (a tab is one column; a leading byte-order mark takes
+// none).
 func (s *Source) Position(off int) Position {
 	if off < 0 {
 		off = 0
@@ -68,6 +70,10 @@ func (s *Source) Position(off int) Position {
 	}
 	idx := s.lineIndex(off)
 	start := s.lines()[idx]
+	if idx == 0 {
+		// A leading byte-order mark is ignored (SPEC §4.1): it takes no column.
+		start = min(s.bomLen(), off)
+	}
 	first := s.FirstLine
 	if first == 0 {
 		first = 1
@@ -80,8 +86,20 @@ func (s *Source) Position(off int) Position {
 	}
 }
 
+// bom is the UTF-8 byte-order mark, ignored at the start of a text.
+const bom = "\uFEFF"
+
+// bomLen returns the length of the byte-order mark that starts the text, or 0.
+func (s *Source) bomLen() int {
+	if strings.HasPrefix(s.Text, bom) {
+		return len(bom)
+	}
+	return 0
+}
+
 // LineText returns the source line holding byte offset off, without its line
-// terminator (LF or CRLF).
+// terminator (LF or CRLF) and, on the first line, without a leading
+// byte-order mark.
 func (s *Source) LineText(off int) string {
 	if off < 0 {
 		off = 0
@@ -95,6 +113,10 @@ func (s *Source) LineText(off int) string {
 	end := len(s.Text)
 	if idx+1 < len(starts) {
 		end = starts[idx+1] - 1
+	}
+	if idx == 0 {
+		start = s.bomLen()
+		end = max(end, start)
 	}
 	line := s.Text[start:end]
 	if n := len(line); n > 0 && line[n-1] == '\r' {

@@ -44,7 +44,7 @@ func (d *Dict) String() string {
 
 func (d *Dict) print(b *strings.Builder) {
 	b.WriteString("(dict")
-	for i, k := range d.keys {
+	for i, k := range d.Keys() {
 		b.WriteByte(' ')
 		b.WriteString(String(k).String())
 		b.WriteByte(' ')

@@ -166,13 +166,14 @@ func ParseJSON(text string) (Value, error) {
 	dec.UseNumber()
 	v, err := decodeValue(dec)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			return nil, fmt.Errorf("invalid character after top-level value at offset %d", dec.InputOffset())
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, errors.New("unexpected end of JSON input")
 		}
 		return nil, err
+	}
+	if rest := strings.TrimLeft(text[dec.InputOffset():], " \t\r\n"); rest != "" {
+		r, _ := utf8.DecodeRuneInString(rest)
+		return nil, fmt.Errorf("invalid character %s after top-level value", strconv.QuoteRune(r))
 	}
 	return v, nil
 }
@@ -180,9 +181,6 @@ func ParseJSON(text string) (Value, error) {
 func decodeValue(dec *json.Decoder) (Value, error) {
 	tok, err := dec.Token()
 	if err != nil {
-		if err == io.EOF {
-			return nil, errors.New("unexpected end of JSON input")
-		}
 		return nil, err
 	}
 	switch t := tok.(type) {

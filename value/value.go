@@ -1,6 +1,7 @@
 package value
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -167,13 +168,13 @@ func equal(a, b Value) bool {
 		case Int:
 			return a == b
 		case Float:
-			return float64(a) == float64(b)
+			return intEqualsFloat(int64(a), float64(b))
 		}
 		return false
 	case Float:
 		switch b := b.(type) {
 		case Int:
-			return float64(a) == float64(b)
+			return intEqualsFloat(int64(b), float64(a))
 		case Float:
 			return a == b
 		}
@@ -205,6 +206,9 @@ func equal(a, b Value) bool {
 		b, ok := b.(*Dict)
 		if !ok || a.Len() != b.Len() {
 			return false
+		}
+		if a.Len() == 0 {
+			return true // either may be the nil dict
 		}
 		for i, k := range a.keys {
 			bv, ok := b.Get(k)
@@ -245,3 +249,13 @@ func truncateRunes(s string, n int) (string, bool) {
 
 // RuneLen returns the number of code points in s.
 func RuneLen(s string) int { return utf8.RuneCountInString(s) }
+
+// intEqualsFloat reports whether an int and a float are numerically equal,
+// exactly: 9007199254740993 is not 9007199254740992.0, although converting
+// the int to a float rounds it to that.
+func intEqualsFloat(i int64, f float64) bool {
+	if f != math.Trunc(f) || f >= 0x1p63 || f < -0x1p63 {
+		return false
+	}
+	return int64(f) == i
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/sexp"
+)
+
+// check implements "evalrun check FILE...": the files are checked in order
+// as one program, as run would evaluate them, so a file of defatoms or
+// definitions may precede the workflow that uses them. Problems go to stderr
+// as "FILE:LINE:COL: error: MSG" (or "warning:") with the source line and a
+// caret; each file without errors prints "FILE: ok" on stdout. The exit code
+// is 3 when there is any error, 2 when a file cannot be read or a --set
+// option is malformed.
+func (a *app) check(files []string, setOpts []string) int {
+	sets, err := parseSets(setOpts)
+	if err != nil {
+		a.errorf("%v", err)
+		return exitUsage
+	}
+	srcs, ok := a.readSources(files)
+	if !ok {
+		return exitUsage
+	}
+	tasks, err := newTasks(a.taskOptions())
+	if err != nil {
+		a.errorf("%v", err)
+		return exitUsage
+	}
+	// Read every file; a file with a syntax error is reported and left out.
+	var forms []*sexp.Node
+	errs := map[*sexp.Source]int{}
+	syntax := map[*sexp.Source]bool{}
+	for _, src := range srcs {
+		fs, err := sexp.Parse(src)
+		if err != nil {
+			if se, ok := err.(*sexp.Error); ok {
+				io.WriteString(a.stderr, sexp.FormatDiagnostic(se.Pos, evaluator.SeverityError, se.Msg))
+			} else {
+				a.errorf("%s: %v", src.Name, err)
+			}
+			syntax[src] = true
+			continue
+		}
+		forms = append(forms, fs...)
+	}
+	diags := evaluator.Check(forms, evaluator.CheckOptions{Tasks: tasks, Globals: setNames(sets)})
+	for _, d := range diags {
+		io.WriteString(a.stderr, d.Display())
+		if d.Severity == evaluator.SeverityError {
+			errs[d.Pos.Src]++
+		}
+	}
+	code := exitOK
+	for _, src := range srcs {
+		if syntax[src] || errs[src] > 0 {
+			code = exitSyntax
+			continue
+		}
+		fmt.Fprintf(a.stdout, "%s: ok\n", src.Name)
+	}
+	return code
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/value"
+)
+
+// The exit codes of SPEC §17.9.
+const (
+	exitOK          = 0
+	exitEval        = 1   // evaluation error (limits included) or a FAILED final value
+	exitUsage       = 2   // usage or configuration error
+	exitSyntax      = 3   // syntax error or template validation error
+	exitInterrupted = 130 // SIGINT or SIGTERM
+)
+
+func main() {
+	a := &app{
+		stdin:  os.Stdin,
+		stdout: os.Stdout,
+		stderr: os.Stderr,
+		getenv: os.Getenv,
+	}
+	os.Exit(a.main(os.Args[1:]))
+}
+
+// app is one invocation of the CLI: its standard streams and environment.
+// Commands report through it and return an exit code.
+type app struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// main parses args and runs the selected command. It never panics: a
+// recovered panic is an internal error with exit code 1, printed with a Go
+// stack trace only when EVALRUN_DEBUG=1.
+func (a *app) main(args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.errorf("internal error: %v (please report this)", r)
+			if a.debug() {
+				fmt.Fprintf(a.stderr, "%s", debug.Stack())
+			}
+			code = exitEval
+		}
+	}()
+	var c cli
+	parser, err := kong.New(&c,
+		kong.Name("evalrun"),
+		kong.Description("Run LLM workflows written as S-expressions."),
+		kong.Vars{"version": "evalrun " + version()},
+		kong.Writers(a.stdout, a.stderr),
+		kong.Exit(func(code int) { panic(kongExit(code)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		a.errorf("internal error: %v", err)
+		return exitEval
+	}
+	if len(args) == 0 {
+		parser.Stdout = a.stderr
+		args = []string{"--help"}
+		defer func() { code = exitUsage }()
+	}
+	kctx, code, done := a.parse(parser, args)
+	if done {
+		return code
+	}
+	if err := kctx.Run(a); err != nil {
+		var ec exitCodeError
+		if errors.As(err, &ec) {
+			return int(ec)
+		}
+		a.errorf("%v", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// kongExit is the panic value by which kong's Exit hook (after --help and
+// --version) returns to parse.
+type kongExit int
+
+// parse runs the kong parser. done reports that the invocation is finished
+// (help, version or a usage error) with the given code.
+func (a *app) parse(parser *kong.Kong, args []string) (kctx *kong.Context, code int, done bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			ke, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			kctx, code, done = nil, int(ke), true
+		}
+	}()
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		a.errorf("%v", err)
+		fmt.Fprintln(a.stderr, "Run 'evalrun --help' for usage.")
+		return nil, exitUsage, true
+	}
+	return kctx, 0, false
+}
+
+// exitCodeError is returned by a command's Run method to end the invocation
+// with an exit code; what needed saying was already printed.
+type exitCodeError int
+
+func (e exitCodeError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// exit converts a command's exit code into the error kong's Run returns.
+func exit(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return exitCodeError(code)
+}
+
+// versionText is set at link time (-ldflags "-X main.versionText=v1.2.3");
+// otherwise the module version from the build information is used.
+var versionText string
+
+func version() string {
+	if versionText != "" {
+		return versionText
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// errorf prints "evalrun: MESSAGE" on stderr: the form of errors that have no
+// source position (SPEC §4.7).
+func (a *app) errorf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintf(a.stderr, "evalrun: %s\n", strings.TrimRight(msg, "\n"))
+}
+
+// debug reports whether EVALRUN_DEBUG=1 asks for Go stack traces.
+func (a *app) debug() bool { return a.getenv("EVALRUN_DEBUG") == "1" }
+
+// reportError prints an error of reading, compiling or evaluating a program
+// and returns its exit code: 3 for syntax errors, 130 for an interruption,
+// 1 for evaluation errors.
+func (a *app) reportError(err error) int {
+	var se *sexp.Error
+	if errors.As(err, &se) {
+		io.WriteString(a.stderr, se.Display())
+		return exitSyntax
+	}
+	var ee *evaluator.Error
+	if errors.As(err, &ee) {
+		if ee.Kind == evaluator.KindCancelled {
+			a.errorf("interrupted")
+			return exitInterrupted
+		}
+		io.WriteString(a.stderr, ee.Display())
+		return exitEval
+	}
+	a.errorf("%v", err)
+	return exitEval
+}
+
+// printValue writes the final value on stdout: canonical text, or JSON
+// indented by two spaces, followed by a newline (SPEC §17.3).
+func (a *app) printValue(v value.Value, asJSON bool) {
+	var b strings.Builder
+	if asJSON {
+		b.WriteString(value.JSONIndent(v, "  "))
+	} else {
+		value.Print(&b, v)
+	}
+	b.WriteByte('\n')
+	io.WriteString(a.stdout, b.String())
+}
+
+// failedResult returns the message of a FAILED TaskResult: its
+// notes.error.message, else its content.
+func failedResult(v value.Value) (string, bool) {
+	r, ok := v.(*value.TaskResult)
+	if !ok || r.Status != value.StatusFailed {
+		return "", false
+	}
+	if r.Notes != nil {
+		if e, ok := r.Notes.Get("error"); ok {
+			if d, ok := e.(*value.Dict); ok {
+				if m, ok := d.Get("message"); ok {
+					return value.Text(m), true
+				}
+			}
+		}
+	}
+	return r.Content, true
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the test binary act as the evalrun command: testscript puts
+// it on the scripts' PATH under that name, and the signal tests start it the
+// same way.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"evalrun": main})
+}
+
+// TestScripts runs the CLI scripts in testdata/script.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode":   cmdExitcode,
+			"setmtime":   cmdSetmtime,
+			"checkmtime": cmdCheckmtime,
+			"checkperm":  cmdCheckperm,
+		},
+		RequireExplicitExec: true,
+	})
+}
+
+// cmdExitcode is "exitcode N PROG ARGS...": it runs PROG like exec and fails
+// unless the exit code is N. stdout and stderr are kept for the next
+// commands.
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N program [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with code %d, want %d", args[1], got, want)
+	}
+}
+
+// oldTime is the modification time setmtime gives a file.
+var oldTime = time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+
+// cmdSetmtime is "setmtime FILE": it sets the file's modification time to a
+// fixed time in the past.
+func cmdSetmtime(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: setmtime file")
+	}
+	ts.Check(os.Chtimes(ts.MkAbs(args[0]), oldTime, oldTime))
+}
+
+// cmdCheckmtime is "[!] checkmtime FILE": it fails unless the file still has
+// the modification time setmtime gave it (with !, unless it changed).
+func cmdCheckmtime(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: checkmtime file")
+	}
+	info, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	same := info.ModTime().Equal(oldTime)
+	if same == neg {
+		ts.Fatalf("%s: modification time %v (rewritten: %v)", args[0], info.ModTime(), !same)
+	}
+}
+
+// cmdCheckperm is "checkperm FILE MODE": it fails unless the file's
+// permission bits are MODE (octal).
+func cmdCheckperm(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: checkperm file mode")
+	}
+	want, err := strconv.ParseUint(args[1], 8, 32)
+	ts.Check(err)
+	info, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if got := info.Mode().Perm(); got != os.FileMode(want) {
+		ts.Fatalf("%s: mode %v, want %v", args[0], got, os.FileMode(want))
+	}
+}

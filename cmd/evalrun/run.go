@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/value"
+)
+
+// stdinName is the source name of "-" (SPEC §4.7).
+const stdinName = "<stdin>"
+
+// readSources reads every file named in files ("-" is standard input, named
+// <stdin>). An unreadable file is reported as "evalrun: cannot read FILE:
+// REASON"; ok is false when any file could not be read.
+func (a *app) readSources(files []string) (srcs []*sexp.Source, ok bool) {
+	ok = true
+	for _, name := range files {
+		text, err := a.readFile(name)
+		if err != nil {
+			a.errorf("cannot read %s: %v", name, reason(err))
+			ok = false
+			continue
+		}
+		if name == "-" {
+			name = stdinName
+		}
+		srcs = append(srcs, sexp.NewSource(name, text))
+	}
+	return srcs, ok
+}
+
+// readFile reads a named file, or standard input for "-".
+func (a *app) readFile(name string) (string, error) {
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(a.stdin)
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	return string(data), err
+}
+
+// reason returns the part of a file error that says what went wrong, without
+// the operation and path that the caller prints itself.
+func reason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// parseSources reads the forms of every source, printing each syntax error.
+// A syntax error anywhere means nothing runs (SPEC §4.6).
+func (a *app) parseSources(srcs []*sexp.Source) ([]*sexp.Node, bool) {
+	var forms []*sexp.Node
+	ok := true
+	for _, src := range srcs {
+		fs, err := sexp.Parse(src)
+		if err != nil {
+			a.reportError(err)
+			ok = false
+			continue
+		}
+		forms = append(forms, fs...)
+	}
+	return forms, ok
+}
+
+// runFiles implements "evalrun run FILE...": all files are read and compiled
+// before anything runs, then evaluated in order in one global environment.
+func (a *app) runFiles(files []string, flags evalFlags) int {
+	sets, code := a.evalSetup(flags)
+	if code != exitOK {
+		return code
+	}
+	srcs, ok := a.readSources(files)
+	if !ok {
+		return exitUsage
+	}
+	return a.evaluate(srcs, sets, flags)
+}
+
+// evalExpr implements "evalrun eval EXPR" (source name <eval>).
+func (a *app) evalExpr(text string, flags evalFlags) int {
+	sets, code := a.evalSetup(flags)
+	if code != exitOK {
+		return code
+	}
+	return a.evaluate([]*sexp.Source{sexp.NewSource("<eval>", text)}, sets, flags)
+}
+
+// evalSetup checks the flags shared by run, eval and repl.
+func (a *app) evalSetup(flags evalFlags) ([]setting, int) {
+	if flags.Timeout < 0 {
+		a.errorf("invalid --timeout %s: the duration must not be negative", flags.Timeout)
+		return nil, exitUsage
+	}
+	sets, err := parseSets(flags.Set)
+	if err != nil {
+		a.errorf("%v", err)
+		return nil, exitUsage
+	}
+	return sets, exitOK
+}
+
+// newInterpreter builds the interpreter of one run: the task system, the
+// limits and the --set bindings.
+func (a *app) newInterpreter(sets []setting, flags evalFlags) (*evaluator.Interpreter, *evaluator.TaskSystem, int) {
+	tasks, err := newTasks(a.taskOptions())
+	if err != nil {
+		a.errorf("%v", err)
+		return nil, nil, exitUsage
+	}
+	in := evaluator.New(evaluator.Options{
+		Tasks:  tasks,
+		Limits: evaluator.Limits{Timeout: flags.Timeout},
+		Stderr: a.stderr,
+	})
+	defineSets(in, sets)
+	return in, tasks, exitOK
+}
+
+// taskOptions returns the options of newTasks for this invocation.
+func (a *app) taskOptions() taskOptions {
+	return taskOptions{Stderr: a.stderr, Getenv: a.getenv}
+}
+
+// defineSets binds the --set values in the interpreter's global frame.
+func defineSets(in *evaluator.Interpreter, sets []setting) {
+	for _, s := range sets {
+		in.Define(s.Name, s.Value)
+	}
+}
+
+// evaluate compiles the sources as one program and runs it, printing the
+// final value or the error.
+func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags) int {
+	sig := notifySignals(a.stderr)
+	defer sig.stop()
+	forms, ok := a.parseSources(srcs)
+	if !ok {
+		return exitSyntax
+	}
+	prog, err := evaluator.CompileForms(srcs[0], forms)
+	if err != nil {
+		return a.reportError(err)
+	}
+	in, _, code := a.newInterpreter(sets, flags)
+	if code != exitOK {
+		return code
+	}
+	if sig.pending() {
+		sig.interrupted()
+		return exitInterrupted
+	}
+	var v value.Value
+	interrupted := sig.run(context.Background(), func(ctx context.Context) {
+		v, err = in.Run(ctx, prog)
+	})
+	if interrupted {
+		sig.interrupted()
+		return exitInterrupted
+	}
+	if err != nil {
+		return a.reportError(err)
+	}
+	a.printValue(v, flags.JSON)
+	if msg, failed := failedResult(v); failed {
+		a.errorf("final value is a FAILED TaskResult: %s", msg)
+		return exitEval
+	}
+	return exitOK
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/evalrun/evalrun/evaluator"
+)
+
+// signals turns SIGINT and SIGTERM into cancellation (SPEC §6.7): the first
+// signal during an evaluation cancels its context with the cause
+// evaluator.Interrupted(); a second one before the evaluation has ended exits
+// the process at once with code 130.
+type signals struct {
+	ch     chan os.Signal
+	stderr io.Writer
+	once   sync.Once // prints "evalrun: interrupted" once
+}
+
+// notifySignals starts catching SIGINT and SIGTERM. stop must be called when
+// the command ends.
+func notifySignals(stderr io.Writer) *signals {
+	s := &signals{ch: make(chan os.Signal, 4), stderr: stderr}
+	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM)
+	return s
+}
+
+// stop restores the default handling of the signals.
+func (s *signals) stop() { signal.Stop(s.ch) }
+
+// interrupted prints "evalrun: interrupted" on stderr, once per process.
+func (s *signals) interrupted() {
+	s.once.Do(func() { io.WriteString(s.stderr, "evalrun: interrupted\n") })
+}
+
+// pending reports, without waiting, whether a signal has arrived since the
+// last one was consumed.
+func (s *signals) pending() bool {
+	select {
+	case <-s.ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// run calls fn with a context that the first signal cancels, and reports
+// whether a signal arrived while fn ran. A second signal while fn still runs
+// prints "evalrun: interrupted" and exits the process with code 130.
+func (s *signals) run(parent context.Context, fn func(ctx context.Context)) (interrupted bool) {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	done := make(chan struct{})
+	finished := make(chan bool)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-s.ch:
+				n++
+				if n == 1 {
+					cancel(evaluator.Interrupted())
+					continue
+				}
+				s.interrupted()
+				os.Exit(exitInterrupted)
+			case <-done:
+				finished <- n > 0
+				return
+			}
+		}
+	}()
+	fn(ctx)
+	close(done)
+	return <-finished
+}

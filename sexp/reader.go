@@ -1,0 +1,247 @@
+package sexp
+
+// Mode selects optional behaviour of ParseFile.
+type Mode uint
+
+const (
+	// ParseComments collects the comments of the text into File.Comments.
+	ParseComments Mode = 1 << iota
+	// AllowEmpty accepts a text without forms instead of reporting
+	// "empty program" (for example a REPL line holding only a comment).
+	AllowEmpty
+)
+
+// File is the result of ParseFile: the top-level forms of one source text and,
+// with ParseComments, its comments.
+type File struct {
+	Src      *Source
+	Forms    []*Node
+	Comments []Comment // in source order; only with ParseComments
+}
+
+// Comment is one comment: from its ';' to the end of its line.
+type Comment struct {
+	Pos  Pos    // the ';'
+	End  int    // byte offset just after the comment's last byte
+	Text string // the source text from ';' on, without the line terminator
+}
+
+// Parse reads all top-level forms of src (SPEC §4). A text without forms is
+// the syntax error "empty program". Every error returned is an *Error.
+func Parse(src *Source) ([]*Node, error) {
+	f, err := ParseFile(src, 0)
+	if err != nil {
+		return nil, err
+	}
+	return f.Forms, nil
+}
+
+// ParseString reads the top-level forms of text, named name in positions.
+func ParseString(name, text string) ([]*Node, error) {
+	return Parse(NewSource(name, text))
+}
+
+// ParseFile reads all top-level forms of src and, as mode asks, its comments.
+// Every error returned is an *Error; the first error in reading order stops the
+// reading. A nil src reads as an empty text.
+//
+// The reader keeps its own stack instead of recursing, so any depth of nesting
+// is read. Nodes are allocated in blocks and atom texts are substrings of
+// src.Text, so any node kept keeps the whole text and its block alive.
+func ParseFile(src *Source, mode Mode) (*File, error) {
+	if src == nil {
+		src = &Source{}
+	}
+	p := newParser(src, mode)
+	forms := p.parse()
+	if p.lx.err != nil {
+		return nil, p.lx.err
+	}
+	if len(forms) == 0 && mode&AllowEmpty == 0 {
+		return nil, &Error{Pos: Pos{Src: src}, Msg: msgEmptyProgram}
+	}
+	return &File{Src: src, Forms: forms, Comments: p.lx.comments}, nil
+}
+
+// frame is one open construct on the reader's stack: a list waiting for its
+// ')' or a quote waiting for its datum.
+type frame struct {
+	open  int  // offset of the '(' or the '\''
+	quote bool // a quote shorthand rather than a list
+	first int  // index in parser.items of the list's first element
+}
+
+// parser builds nodes from the lexer's tokens with an explicit stack.
+type parser struct {
+	lx    lexer
+	stack []frame
+	items []int // node indexes of the elements of all open lists, innermost last
+	alloc allocator
+
+	// First backing arrays of stack and items, enough for most texts.
+	stackBuf [16]frame
+	itemsBuf [64]int
+}
+
+func newParser(src *Source, mode Mode) *parser {
+	p := &parser{lx: lexer{src: src, text: src.Text, keepComments: mode&ParseComments != 0}}
+	p.stack, p.items = p.stackBuf[:0], p.itemsBuf[:0]
+	p.alloc.init(len(src.Text))
+	p.lx.off = src.bomLen() // a leading byte-order mark is ignored
+	return p
+}
+
+// parse reads the top-level forms; on error it returns nil and p.lx.err is
+// set.
+func (p *parser) parse() []*Node {
+	var forms []*Node
+	lx := &p.lx
+	for lx.skipSpace() && lx.off < len(lx.text) {
+		start := lx.off
+		var n int
+		switch c := lx.text[start]; c {
+		case '(':
+			p.stack = append(p.stack, frame{open: start, first: len(p.items)})
+			lx.off++
+			continue
+		case '\'':
+			p.stack = append(p.stack, frame{open: start, quote: true})
+			lx.off++
+			continue
+		case ')':
+			n = p.closeList()
+		case '[', ']':
+			lx.fail(start, msgSquareBrackets)
+			n = none
+		case '"':
+			n = p.readString()
+		default:
+			n = p.readAtom()
+		}
+		if n == none {
+			return nil
+		}
+		if n = p.complete(n); n != none {
+			forms = append(forms, p.alloc.at(n))
+		}
+	}
+	if lx.err != nil {
+		return nil
+	}
+	if len(p.stack) > 0 {
+		top := p.stack[len(p.stack)-1]
+		msg := msgUnclosedList
+		if top.quote {
+			msg = msgQuoteNoDatum
+		}
+		lx.fail(top.open, msg)
+		lx.err.Incomplete = true
+		return nil
+	}
+	return forms
+}
+
+// none is the node index that stands for no node (after an error).
+const none = -1
+
+// complete hands the finished datum n to the construct that waits for it:
+// quotes are closed around it, an open list takes it as an element. It
+// returns the datum when it is a finished top-level form, else none.
+func (p *parser) complete(n int) int {
+	for len(p.stack) > 0 {
+		top := p.stack[len(p.stack)-1]
+		if !top.quote {
+			p.items = append(p.items, n)
+			return none
+		}
+		p.stack = p.stack[:len(p.stack)-1]
+		n = p.quoted(top.open, n)
+	}
+	return n
+}
+
+// quoted returns the list (quote d) that 'd at offset open reads as; d and
+// the result are node indexes.
+func (p *parser) quoted(open, d int) int {
+	pos := Pos{Src: p.lx.src, Off: open}
+	head, _ := p.alloc.node()
+	head.Kind, head.Pos, head.End, head.Str, head.Raw = Symbol, pos, open+1, "quote", "'"
+	datum := p.alloc.at(d)
+	items := p.alloc.items(2)
+	items[0], items[1] = head, datum
+	n, i := p.alloc.node()
+	n.Kind, n.Pos, n.End, n.Items, n.Quoted = List, pos, datum.End, items, true
+	return i
+}
+
+// closeList ends the innermost open list at the ')' at lx.off and returns its
+// node index.
+func (p *parser) closeList() int {
+	lx := &p.lx
+	if len(p.stack) == 0 {
+		lx.fail(lx.off, msgUnexpectedRP)
+		return none
+	}
+	top := p.stack[len(p.stack)-1]
+	if top.quote {
+		lx.fail(top.open, msgQuoteNoDatum)
+		return none
+	}
+	p.stack = p.stack[:len(p.stack)-1]
+	n, i := p.alloc.node()
+	if k := len(p.items) - top.first; k > 0 {
+		n.Items = p.alloc.items(k)
+		for j, item := range p.items[top.first:] {
+			n.Items[j] = p.alloc.at(item)
+		}
+		p.items = p.items[:top.first]
+	}
+	lx.off++
+	n.Kind, n.Pos, n.End = List, Pos{Src: lx.src, Off: top.open}, lx.off
+	return i
+}
+
+// readString reads the string literal at lx.off.
+func (p *parser) readString() int {
+	lx := &p.lx
+	start := lx.off
+	value, ok := lx.scanString()
+	if !ok {
+		return none
+	}
+	n, i := p.alloc.node()
+	n.Kind, n.Pos, n.End, n.Str, n.Raw = String, Pos{Src: lx.src, Off: start}, lx.off, value, lx.text[start:lx.off]
+	return i
+}
+
+// readAtom reads the atom at lx.off and classifies it (SPEC §4.4).
+func (p *parser) readAtom() int {
+	lx := &p.lx
+	start := lx.off
+	raw, escaped, ok := lx.scanAtom()
+	if !ok {
+		return none
+	}
+	n, i := p.alloc.node()
+	n.Pos, n.End, n.Raw = Pos{Src: lx.src, Off: start}, lx.off, raw
+	if escaped {
+		n.Kind, n.Str = Symbol, unescapeAtom(raw)
+		return i
+	}
+	kind, iv, fv, msg := classifyAtom(raw)
+	if msg != "" {
+		lx.fail(start, msg)
+		return none
+	}
+	switch n.Kind = kind; kind {
+	case Symbol:
+		n.Str = raw
+	case Int:
+		n.Int = iv
+	case Float:
+		n.Float = fv
+	case Bool:
+		n.Bool = raw == "true"
+	}
+	return i
+}

@@ -1,0 +1,4 @@
+(define (f x)
+	(if x
+		(list [1 2])
+		nil))

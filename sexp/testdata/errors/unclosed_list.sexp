@@ -1,0 +1,5 @@
+(progn
+  (step "one"
+    (run x))
+  (step "two"
+    (run y)
