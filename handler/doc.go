@@ -1,13 +1,28 @@
-// Package handler runs the conversation of one task execution (SPEC §14):
-// a Session holds the system prompt and the messages, counts turns and
-// checks the turn limit before every model call, and asks a Provider for
-// each answer.
+// Package handler runs the conversation of one task execution (SPEC §14).
 //
-// Provider is the interface every model backend implements; Echo is the
-// offline provider whose answer is the text of the last user message. The
-// Request and Response types grow new fields (tools, response formats) as
-// the handler does, so code that builds them with field names keeps
-// compiling.
+// A Session holds the system prompt and the messages of one task call. Before
+// every model call it checks the turn limit and the context limit (tokens
+// counted with o200k_base, incrementally, see package tokens) and gives the
+// 80 % warnings; it asks a Provider for each answer, runs the tool calls the
+// model makes through a Tools registry (each answered by a tool message,
+// each reported to a ToolRecorder for the journal) and sums the usage.
+//
+// Providers: OpenAI (any OpenAI-compatible chat-completions server, with the
+// retries and timeouts of SPEC §14.7), Echo (offline: the answer is the last
+// user message), Replay (answers from a cassette by request hash) and
+// Cassette.Wrap, which records the answers of any provider for --record.
+// NewProvider builds one from a configuration section. RequestHash is the
+// hash of SPEC §14.6; ParseOutput is the structured output of SPEC §14.8.
+//
+// Tools holds the built-in tools of SPEC §14.4 (files, directory listing,
+// shell commands without a shell, user input, memory lookups through a
+// ContextRetriever) and implements the evaluator's HasTool and CallTool. A
+// tool call the model makes inside a task runs on the task's own
+// concurrency slot: it must never take a second one.
+//
+// Failures are Go errors here: *LimitError for a resource limit, errors
+// with a Reason() method (Reasoner) for provider failures, ctx's error for
+// cancellation. The task system turns them into FAILED TaskResults.
 //
 // The package knows nothing of templates or S-expressions: the task system
 // renders the prompts and hands the handler plain strings.

@@ -6,15 +6,25 @@ import (
 )
 
 // Echo is the offline provider (SPEC §14.5): its answer is exactly the text
-// of the last user message. It never calls tools and does not count tokens
-// yet, so its Usage is zero. The zero value is ready to use.
-type Echo struct{}
+// of the last user message. It never calls tools. It reports no usage, so
+// the session counts its calls with the tokenizer (SPEC §14.2). The zero
+// value is ready to use.
+type Echo struct {
+	// ProviderName is the configured name ("" means EchoName), for a
+	// provider section with type = "echo".
+	ProviderName string
+}
 
 // EchoName is the name of the echo provider.
 const EchoName = "echo"
 
 // Name implements Provider.
-func (Echo) Name() string { return EchoName }
+func (e Echo) Name() string {
+	if e.ProviderName != "" {
+		return e.ProviderName
+	}
+	return EchoName
+}
 
 // Complete implements Provider.
 func (Echo) Complete(ctx context.Context, req *Request) (*Response, error) {

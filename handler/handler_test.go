@@ -15,11 +15,11 @@ func TestEcho(t *testing.T) {
 		want     string
 		err      string
 	}{
-		{"one user message", []Message{{RoleUser, "Hello Bob!"}}, "Hello Bob!", ""},
-		{"last user message", []Message{{RoleUser, "first"}, {RoleAssistant, "answer"}, {RoleUser, "second"}}, "second", ""},
-		{"skips later assistant", []Message{{RoleUser, "q"}, {RoleAssistant, "a"}}, "q", ""},
-		{"exact text", []Message{{RoleUser, "  spaces\n\n"}}, "  spaces\n\n", ""},
-		{"empty user message", []Message{{RoleUser, ""}}, "", ""},
+		{"one user message", []Message{{Role: RoleUser, Content: "Hello Bob!"}}, "Hello Bob!", ""},
+		{"last user message", []Message{{Role: RoleUser, Content: "first"}, {Role: RoleAssistant, Content: "answer"}, {Role: RoleUser, Content: "second"}}, "second", ""},
+		{"skips later assistant", []Message{{Role: RoleUser, Content: "q"}, {Role: RoleAssistant, Content: "a"}}, "q", ""},
+		{"exact text", []Message{{Role: RoleUser, Content: "  spaces\n\n"}}, "  spaces\n\n", ""},
+		{"empty user message", []Message{{Role: RoleUser, Content: ""}}, "", ""},
 		{"no user message", nil, "", "echo: the request has no user message"},
 	}
 	for _, tt := range tests {
@@ -44,7 +44,7 @@ func TestEcho(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := (Echo{}).Complete(ctx, &Request{Messages: []Message{{RoleUser, "x"}}}); !errors.Is(err, context.Canceled) {
+	if _, err := (Echo{}).Complete(ctx, &Request{Messages: []Message{{Role: RoleUser, Content: "x"}}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v", err)
 	}
 }
@@ -62,7 +62,7 @@ func (s *scripted) Name() string { return "scripted" }
 func (s *scripted) Complete(ctx context.Context, req *Request) (*Response, error) {
 	s.reqs = append(s.reqs, Request{Model: req.Model, System: req.System,
 		Messages: append([]Message(nil), req.Messages...), Temperature: req.Temperature})
-	req.Messages = append(req.Messages, Message{RoleUser, "scribble"})
+	req.Messages = append(req.Messages, Message{Role: RoleUser, Content: "scribble"})
 	if s.err != nil {
 		return nil, s.err
 	}
@@ -97,12 +97,12 @@ func TestSessionRun(t *testing.T) {
 	if diff := cmp.Diff(&Answer{Content: "two", Turns: 2, Usage: Usage{30, 5}}, a); diff != "" {
 		t.Errorf("second answer (-want +got):\n%s", diff)
 	}
-	wantMsgs := []Message{{RoleUser, "q1"}, {RoleAssistant, "one"}, {RoleUser, "q2"}, {RoleAssistant, "two"}}
+	wantMsgs := []Message{{Role: RoleUser, Content: "q1"}, {Role: RoleAssistant, Content: "one"}, {Role: RoleUser, Content: "q2"}, {Role: RoleAssistant, Content: "two"}}
 	if diff := cmp.Diff(wantMsgs, s.Messages()); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
 	}
 	wantReqs := []Request{
-		{Model: "m", System: "sys", Messages: []Message{{RoleUser, "q1"}}, Temperature: &temp},
+		{Model: "m", System: "sys", Messages: []Message{{Role: RoleUser, Content: "q1"}}, Temperature: &temp},
 		{Model: "m", System: "sys", Messages: wantMsgs[:3], Temperature: &temp},
 	}
 	if diff := cmp.Diff(wantReqs, p.reqs); diff != "" {
@@ -165,7 +165,8 @@ func TestSessionEcho(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Content != "Hello Bob!" || a.Turns != 1 || a.Usage != (Usage{}) {
+	// Echo reports no usage: the session counts it (system 6 + user 3 + 2×4 + 3; reply 3).
+	if a.Content != "Hello Bob!" || a.Turns != 1 || a.Usage != (Usage{InputTokens: 20, OutputTokens: 3}) {
 		t.Errorf("answer = %+v", a)
 	}
 }

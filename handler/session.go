@@ -3,14 +3,31 @@ package handler
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
+
+	"github.com/evalrun/evalrun/handler/tokens"
+	"github.com/evalrun/evalrun/value"
 )
 
-// DefaultMaxTurns is the turn limit when neither the template nor the
-// configuration sets one (SPEC §14.2).
-const DefaultMaxTurns = 10
+// Defaults of SPEC §14.2.
+const (
+	// DefaultMaxTurns is the turn limit when neither the template nor the
+	// configuration sets one.
+	DefaultMaxTurns = 10
+	// DefaultContextWindow is the context window when the provider
+	// configuration sets none.
+	DefaultContextWindow = 128000
+	// DefaultContextFraction is the part of the context window a task may
+	// fill when neither the template nor the configuration says.
+	DefaultContextFraction = 0.8
+	// WarnPercent is the share of a limit at which a warning is given.
+	WarnPercent = 80
+)
 
-// SessionConfig configures one session.
+// SessionConfig configures one session. The zero values of the optional
+// fields give the defaults of SPEC §14.
 type SessionConfig struct {
 	// Provider answers the model calls; required.
 	Provider Provider
@@ -18,30 +35,126 @@ type SessionConfig struct {
 	Model string
 	// System is the assembled system prompt (SPEC §14.1).
 	System string
-	// Temperature is sent only when set.
+	// Temperature is the template's temperature; nil means the provider's
+	// (DefaultTemperaturer), and with neither none is sent.
 	Temperature *float64
 	// MaxTurns limits the assistant messages of the session; 0 means
 	// DefaultMaxTurns.
 	MaxTurns int
+
+	// Task names the task in warnings, such as "review/git-diff".
+	Task string
+	// ContextWindow is the model's context window in tokens; 0 asks the
+	// provider (ContextWindower), else DefaultContextWindow.
+	ContextWindow int
+	// ContextFraction is the share of the window the session may fill; 0
+	// means DefaultContextFraction. The limit is
+	// floor(ContextWindow × ContextFraction).
+	ContextFraction float64
+	// Tools holds the tools of the run; AllowedTools names those the
+	// template allows (SPEC §14.3). The tools offered are the allowed ones
+	// that are available; each one left out gives a warning.
+	Tools        *Tools
+	AllowedTools []string
+	// ResponseFormat asks for JSON output (SPEC §14.5); nil for text.
+	ResponseFormat *ResponseFormat
+	// Recorder, when set, is told about every tool call the model makes,
+	// so that the journal records it as a child of the task.
+	Recorder ToolRecorder
+	// OnWarning, when set, receives each warning as it arises (the CLI
+	// prints it on stderr); Warnings returns them all.
+	OnWarning func(msg string)
+	// Counter counts tokens; nil means tokens.O200k(). tokens.None leaves
+	// tokenization out (benchmarks).
+	Counter tokens.Counter
+}
+
+// ToolRecorder records the tool calls a model makes during a task (SPEC
+// §14.3, §16.2). The journal implements it; the handler only calls it.
+type ToolRecorder interface {
+	// BeginToolCall is called before a tool call runs. params is nil when
+	// the model's arguments are not a JSON object. The returned function,
+	// when not nil, is called with the call's result, which is FAILED for a
+	// tool that is not available or for invalid arguments.
+	BeginToolCall(ctx context.Context, call ToolCall, params *value.Dict) (end func(result *value.TaskResult))
 }
 
 // Session is the message list of one task execution (SPEC §14.1): the
-// system prompt, then user and assistant messages. It counts turns (one per
-// assistant message) and checks the turn limit before every model call. A
-// Session belongs to one goroutine.
+// system prompt, then user, assistant and tool messages. It counts turns
+// (one per assistant message) and tokens, checks the limits before every
+// model call, runs the tool calls the model asks for, and sums the usage.
+// Tokens are counted incrementally: a call costs only the messages added
+// since the previous one. A Session belongs to one goroutine.
 type Session struct {
-	cfg      SessionConfig
+	cfg         SessionConfig
+	counter     tokens.Counter
+	temperature *float64
+	window      int
+	limit       int // context limit in tokens
+
 	messages []Message
 	turns    int
 	usage    Usage
+
+	offered []ToolDef
+	allowed map[string]bool
+
+	fixed     int  // tokens of the system message, tools and reply priming
+	fixedDone bool // fixed has been counted
+	counted   int  // messages whose tokens are in msgTokens
+	msgTokens int
+
+	warnings      []string
+	warnedTurns   bool
+	warnedContext bool
 }
 
-// NewSession returns an empty session.
+// NewSession returns an empty session. The allowed tools that cannot be
+// offered give their warnings here.
 func NewSession(cfg SessionConfig) *Session {
 	if cfg.MaxTurns <= 0 {
 		cfg.MaxTurns = DefaultMaxTurns
 	}
-	return &Session{cfg: cfg, messages: make([]Message, 0, 4)}
+	s := &Session{cfg: cfg, messages: make([]Message, 0, 4), counter: cfg.Counter, temperature: cfg.Temperature}
+	if s.counter == nil {
+		s.counter = tokens.O200k()
+	}
+	s.window = cfg.ContextWindow
+	if s.window <= 0 {
+		if cw, ok := cfg.Provider.(ContextWindower); ok {
+			s.window = cw.ContextWindow()
+		}
+		if s.window <= 0 {
+			s.window = DefaultContextWindow
+		}
+	}
+	fraction := cfg.ContextFraction
+	if fraction <= 0 {
+		fraction = DefaultContextFraction
+	}
+	s.limit = ContextLimit(s.window, fraction)
+	if s.temperature == nil {
+		if dt, ok := cfg.Provider.(DefaultTemperaturer); ok {
+			s.temperature = dt.DefaultTemperature()
+		}
+	}
+	if len(cfg.AllowedTools) > 0 {
+		var warnings []string
+		s.offered, warnings = cfg.Tools.Offer(cfg.Task, cfg.AllowedTools)
+		s.allowed = make(map[string]bool, len(s.offered))
+		for _, d := range s.offered {
+			s.allowed[d.Name] = true
+		}
+		for _, w := range warnings {
+			s.warn(w)
+		}
+	}
+	return s
+}
+
+// ContextLimit returns floor(window × fraction) (SPEC §14.2).
+func ContextLimit(window int, fraction float64) int {
+	return int(math.Floor(float64(window)*fraction + 1e-9))
 }
 
 // AddUser appends a user message.
@@ -61,65 +174,212 @@ func (s *Session) Turns() int { return s.turns }
 // MaxTurns returns the session's turn limit.
 func (s *Session) MaxTurns() int { return s.cfg.MaxTurns }
 
-// Usage returns the tokens reported by the provider over the session.
+// ContextLimit returns the session's context limit in tokens.
+func (s *Session) ContextLimit() int { return s.limit }
+
+// Usage returns the tokens used over the session: the provider's counts,
+// or the tokenizer's for calls the provider reported none for.
 func (s *Session) Usage() Usage { return s.usage }
+
+// UsageNote returns notes.usage: {"input_tokens", "output_tokens",
+// "turns"} (SPEC §11.5).
+func (s *Session) UsageNote() *value.Dict { return UsageNote(s.usage, s.turns) }
+
+// UsageNote builds the notes.usage dict of SPEC §11.5.
+func UsageNote(u Usage, turns int) *value.Dict {
+	return value.DictOf("input_tokens", value.Int(u.InputTokens), "output_tokens", value.Int(u.OutputTokens),
+		"turns", value.Int(turns))
+}
+
+// Warnings returns the warnings of the session so far, for notes.warnings:
+// tools that could not be offered and the 80 % warnings of SPEC §14.2.
+func (s *Session) Warnings() []string { return append([]string(nil), s.warnings...) }
+
+// Tools returns the definitions of the tools offered to the model.
+func (s *Session) Tools() []ToolDef { return append([]ToolDef(nil), s.offered...) }
+
+// PromptTokens returns the token count of the next request (SPEC §14.2):
+// each message's content plus 4, the system prompt included, the tool
+// definitions as compact JSON, and 3 for the reply. Only messages added
+// since the last count are tokenized.
+func (s *Session) PromptTokens() int {
+	if !s.fixedDone {
+		s.fixed = s.counter.Count(s.cfg.System) + tokens.PerMessage + tokens.ReplyPriming
+		if len(s.offered) > 0 {
+			s.fixed += s.counter.Count(toolsJSON(s.offered))
+		}
+		s.fixedDone = true
+	}
+	for ; s.counted < len(s.messages); s.counted++ {
+		s.msgTokens += s.messageTokens(&s.messages[s.counted])
+	}
+	return s.fixed + s.msgTokens
+}
+
+// messageTokens counts one message: its content, the names and arguments
+// of its tool calls, and 4.
+func (s *Session) messageTokens(m *Message) int {
+	n := s.counter.Count(m.Content) + tokens.PerMessage
+	for _, c := range m.ToolCalls {
+		n += s.counter.Count(c.Name) + s.counter.Count(c.Arguments)
+	}
+	return n
+}
+
+// NextRequest returns the request the next model call would send; the task
+// system hashes it for --resume (SPEC §11.3, §14.6). The messages are
+// shared with the session: do not modify them.
+func (s *Session) NextRequest() *Request {
+	n := len(s.messages)
+	return &Request{
+		Model:          s.cfg.Model,
+		System:         s.cfg.System,
+		Messages:       s.messages[:n:n],
+		Temperature:    s.temperature,
+		Tools:          s.offered,
+		ResponseFormat: s.cfg.ResponseFormat,
+	}
+}
 
 // Answer is the outcome of Run.
 type Answer struct {
 	// Content is the text of the final assistant message.
 	Content string
-	// Turns is the number of assistant messages of the session.
+	// Turns is the number of assistant messages of the session, which is
+	// also the number of model calls.
 	Turns int
-	// Usage sums the provider's usage over the session.
+	// Usage sums the usage over the session.
 	Usage Usage
+	// Warnings are the session's warnings so far (see Session.Warnings).
+	Warnings []string
 }
 
-// Run converses with the model until it answers: it checks the turn limit,
-// calls the provider with the messages so far and appends the answer. A
-// provider error is returned unchanged; exceeding the turn limit returns a
-// *LimitError; a cancelled ctx returns ctx's error.
+// Run converses with the model until it answers without tool calls (SPEC
+// §14.3). Before every model call it checks the turn limit and the context
+// limit (a *LimitError) and gives the 80 % warnings once per session. The
+// tool calls of a reply run in order, each answered by a tool message
+// (the result's content, "ERROR: MESSAGE" for a FAILED result, "ERROR: tool
+// 'x' is not available" for a tool that was not offered), and the model is
+// called again.
+//
+// Tool calls run on the caller's goroutine and must not take a slot of the
+// run-wide concurrency semaphore: the task already holds one, and waiting
+// for a second could deadlock the run.
+//
+// A provider error is returned unchanged (it may implement Reasoner); a
+// cancelled ctx returns ctx's error. After an error, Usage, Turns and
+// Warnings still describe the session so far.
 func (s *Session) Run(ctx context.Context) (*Answer, error) {
-	if s.turns >= s.cfg.MaxTurns {
-		return nil, &LimitError{Resource: ResourceTurns, Used: s.turns, Limit: s.cfg.MaxTurns}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	req := &Request{
-		Model:       s.cfg.Model,
-		System:      s.cfg.System,
-		Messages:    s.messages[:len(s.messages):len(s.messages)],
-		Temperature: s.cfg.Temperature,
-	}
-	resp, err := s.cfg.Provider.Complete(ctx, req)
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr
+	for {
+		if s.turns >= s.cfg.MaxTurns {
+			return nil, &LimitError{Resource: ResourceTurns, Used: s.turns, Limit: s.cfg.MaxTurns}
 		}
-		return nil, err
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		used := s.PromptTokens()
+		if used > s.limit {
+			return nil, &LimitError{Resource: ResourceContext, Used: used, Limit: s.limit}
+		}
+		s.checkWarnings(used)
+		resp, err := s.cfg.Provider.Complete(ctx, s.NextRequest())
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return nil, ctxErr
+			}
+			return nil, err
+		}
+		if resp == nil {
+			return nil, fmt.Errorf("provider %s returned no response", s.cfg.Provider.Name())
+		}
+		msg := Message{Role: RoleAssistant, Content: resp.Content}
+		if len(resp.ToolCalls) > 0 {
+			msg.ToolCalls = append([]ToolCall(nil), resp.ToolCalls...)
+		}
+		s.messages = append(s.messages, msg)
+		s.turns++
+		usage := resp.Usage
+		if usage == (Usage{}) {
+			// The provider reports no usage (echo, some servers): count.
+			before := s.msgTokens
+			s.PromptTokens()
+			usage = Usage{InputTokens: used, OutputTokens: s.msgTokens - before - tokens.PerMessage}
+		}
+		s.usage = s.usage.Add(usage)
+		if len(msg.ToolCalls) == 0 {
+			return &Answer{Content: resp.Content, Turns: s.turns, Usage: s.usage, Warnings: s.Warnings()}, nil
+		}
+		for _, call := range msg.ToolCalls {
+			res := s.callTool(ctx, call)
+			content := res.Content
+			if res.Status == value.StatusFailed {
+				content = "ERROR: " + content
+			}
+			s.messages = append(s.messages, Message{Role: RoleTool, Content: content, ToolCallID: call.ID})
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 	}
-	if resp == nil {
-		return nil, fmt.Errorf("provider %s returned no response", s.cfg.Provider.Name())
-	}
-	s.messages = append(s.messages, Message{Role: RoleAssistant, Content: resp.Content})
-	s.turns++
-	s.usage = s.usage.Add(resp.Usage)
-	return &Answer{Content: resp.Content, Turns: s.turns, Usage: s.usage}, nil
 }
 
-// ResourceTurns names the turn limit in a LimitError (SPEC §14.2).
-const ResourceTurns = "turns"
-
-// LimitError reports that a session reached a resource limit before a model
-// call (SPEC §14.2).
-type LimitError struct {
-	// Resource names the limit, such as ResourceTurns.
-	Resource string
-	Used     int
-	Limit    int
+// callTool runs one tool call of the model and records it.
+func (s *Session) callTool(ctx context.Context, call ToolCall) *value.TaskResult {
+	var res *value.TaskResult
+	var params *value.Dict
+	if s.allowed[call.Name] { // then s.cfg.Tools is not nil
+		params, res = parseArguments(call)
+	} else {
+		res = value.Failed(ReasonInputValidation, "tool '"+call.Name+"' is not available", nil)
+	}
+	var end func(*value.TaskResult)
+	if s.cfg.Recorder != nil {
+		end = s.cfg.Recorder.BeginToolCall(ctx, call, params)
+	}
+	if res == nil {
+		res = s.cfg.Tools.CallTool(ctx, call.Name, params)
+	}
+	if end != nil {
+		end(res)
+	}
+	return res
 }
 
-// Error returns "Resource exhausted: turns (10/10)".
-func (e *LimitError) Error() string {
-	return "Resource exhausted: " + e.Resource + " (" + strconv.Itoa(e.Used) + "/" + strconv.Itoa(e.Limit) + ")"
+// parseArguments reads a tool call's arguments as a JSON object; empty
+// arguments are an empty object. An invalid text gives a FAILED result.
+func parseArguments(call ToolCall) (*value.Dict, *value.TaskResult) {
+	text := strings.TrimSpace(call.Arguments)
+	if text == "" {
+		return value.NewDict(0), nil
+	}
+	v, err := value.ParseJSON(text)
+	if err != nil {
+		return nil, value.Failed(ReasonInputValidation, "invalid arguments for tool '"+call.Name+"': invalid JSON: "+err.Error(), nil)
+	}
+	d, ok := v.(*value.Dict)
+	if !ok {
+		return nil, value.Failed(ReasonInputValidation, "invalid arguments for tool '"+call.Name+"': expected a JSON object, got "+v.Type(), nil)
+	}
+	return d, nil
+}
+
+// checkWarnings gives the 80 % warnings of SPEC §14.2, each once.
+func (s *Session) checkWarnings(used int) {
+	if !s.warnedContext && s.limit > 0 && used*100 >= WarnPercent*s.limit {
+		s.warnedContext = true
+		s.warn("warning: task '" + s.cfg.Task + "' at " + strconv.Itoa(used*100/s.limit) +
+			"% of its context limit (" + strconv.Itoa(used) + "/" + strconv.Itoa(s.limit) + " tokens)")
+	}
+	if !s.warnedTurns && s.turns > 0 && s.turns*100 >= WarnPercent*s.cfg.MaxTurns {
+		s.warnedTurns = true
+		s.warn("warning: task '" + s.cfg.Task + "' at " + strconv.Itoa(s.turns*100/s.cfg.MaxTurns) +
+			"% of its turn limit (" + strconv.Itoa(s.turns) + "/" + strconv.Itoa(s.cfg.MaxTurns) + " turns)")
+	}
+}
+
+func (s *Session) warn(msg string) {
+	s.warnings = append(s.warnings, msg)
+	if s.cfg.OnWarning != nil {
+		s.cfg.OnWarning(msg)
+	}
 }
