@@ -145,29 +145,11 @@ func primJSONParse(t *thread, c *call, args []value.Value) (value.Value, error) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := value.ParseJSON(StripCodeFence(s))
+	v, err := value.ParseJSON(value.StripCodeFence(s))
 	if err != nil {
 		return nil, errorf(c.at(), KindValue, "json-parse: invalid JSON: %s", err)
 	}
 	return v, nil
-}
-
-// StripCodeFence removes surrounding white space and one enclosing Markdown
-// code fence (```json ... ```), as json-parse and structured output do.
-func StripCodeFence(s string) string {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") || len(s) < 6 {
-		return s
-	}
-	body := s[3 : len(s)-3]
-	nl := strings.IndexByte(body, '\n')
-	if nl < 0 {
-		return s
-	}
-	if lang := strings.TrimSpace(body[:nl]); strings.ContainsAny(lang, " \t{[\"") {
-		return s
-	}
-	return strings.TrimSpace(body[nl+1:])
 }
 
 func primJSONEncode(t *thread, c *call, args []value.Value) (value.Value, error) {

@@ -51,7 +51,7 @@ type TaskCall struct {
 	// them.
 	Ambient        []value.Value
 	AmbientSummary string
-	Pos     sexp.Pos
+	Pos            sexp.Pos
 }
 
 // callArg is one parsed (name expr) or :name expr argument.

@@ -3,6 +3,7 @@ package evaluator
 import (
 	"context"
 
+	"github.com/evalrun/evalrun/handler"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/value"
@@ -13,6 +14,8 @@ import (
 type TaskSystem struct {
 	Registry *tasksystem.Registry
 	Executor *tasksystem.Executor
+	// Tools are the tools workflows may call by name; nil means none.
+	Tools *handler.Tools
 	// OnDefine, when set, receives what each defatom registration displaced
 	// (for the shadowing warnings).
 	OnDefine func(t *templates.Template, res tasksystem.AddResult)
@@ -26,9 +29,8 @@ func NewTaskSystem(reg *tasksystem.Registry, exec *tasksystem.Executor) *TaskSys
 // Lookup implements Tasks.
 func (s *TaskSystem) Lookup(name string) (*templates.Template, bool) { return s.Registry.Lookup(name) }
 
-// HasTool implements Tasks. Tools arrive with the handler's tool registry;
-// until then no name is a tool.
-func (s *TaskSystem) HasTool(name string) bool { return false }
+// HasTool implements Tasks.
+func (s *TaskSystem) HasTool(name string) bool { return s.Tools != nil && s.Tools.HasTool(name) }
 
 // Define implements Tasks.
 func (s *TaskSystem) Define(t *templates.Template) error {
@@ -62,6 +64,9 @@ func (s *TaskSystem) Execute(ctx context.Context, c *TaskCall) *value.TaskResult
 
 // CallTool implements Tasks.
 func (s *TaskSystem) CallTool(ctx context.Context, name string, params *value.Dict) *value.TaskResult {
+	if s.HasTool(name) {
+		return s.Tools.CallTool(ctx, name, params)
+	}
 	return notFound("Tool '" + name + "' not found in registered executors.")
 }
 

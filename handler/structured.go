@@ -1,7 +1,6 @@
 package handler
 
 import (
-	"strings"
 
 	"github.com/evalrun/evalrun/value"
 )
@@ -27,7 +26,7 @@ type StructuredOutput struct {
 // json-parse does) and the rest is read with value.ParseJSON. When validate
 // is not nil and the content parsed, the value is validated.
 func ParseOutput(content string, validate SchemaValidator) StructuredOutput {
-	v, err := value.ParseJSON(StripCodeFence(content))
+	v, err := value.ParseJSON(value.StripCodeFence(content))
 	if err != nil {
 		return StructuredOutput{ParseError: "invalid JSON: " + err.Error()}
 	}
@@ -58,23 +57,4 @@ func (o StructuredOutput) Apply(r *value.TaskResult) {
 		notes.Set("schemaError", l)
 	}
 	r.Notes = notes
-}
-
-// StripCodeFence removes surrounding white space and one enclosing Markdown
-// code fence (```json ... ```). It behaves exactly like the evaluator's
-// function of the same name, which json-parse uses.
-func StripCodeFence(s string) string {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") || len(s) < 6 {
-		return s
-	}
-	body := s[3 : len(s)-3]
-	nl := strings.IndexByte(body, '\n')
-	if nl < 0 {
-		return s
-	}
-	if lang := strings.TrimSpace(body[:nl]); strings.ContainsAny(lang, " \t{[\"") {
-		return s
-	}
-	return strings.TrimSpace(body[nl+1:])
 }

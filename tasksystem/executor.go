@@ -2,6 +2,7 @@ package tasksystem
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/handler/tokens"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/value"
 )
@@ -141,6 +143,15 @@ type Options struct {
 	// DefaultSubsetK and DefaultFreshTopK.
 	SubsetK   int
 	FreshTopK int
+
+	// Tools are the run's tools, offered to templates that allow them
+	// (SPEC §14.3); nil offers none.
+	Tools *handler.Tools
+	// ContextFraction is limits.context_fraction; 0 means the handler's
+	// default. A template's <limits max_context_fraction> wins.
+	ContextFraction float64
+	// Counter counts tokens; nil means the o200k_base tokenizer.
+	Counter tokens.Counter
 }
 
 // Executor runs atomic tasks (SPEC §11.3). It is safe for concurrent use:
@@ -352,12 +363,23 @@ func (e *Executor) Execute(ctx context.Context, req Request) *value.TaskResult {
 	if maxTurns == 0 {
 		maxTurns = e.opts.MaxTurns
 	}
+	fraction := t.Limits.MaxContextFraction
+	if fraction == 0 {
+		fraction = e.opts.ContextFraction
+	}
 	session := handler.NewSession(handler.SessionConfig{
-		Provider:    provider,
-		Model:       model,
-		System:      e.systemPrompt(t, system, block.String()),
-		Temperature: t.Temperature,
-		MaxTurns:    maxTurns,
+		Provider:        provider,
+		Model:           model,
+		System:          e.systemPrompt(t, system, block.String()),
+		Temperature:     t.Temperature,
+		MaxTurns:        maxTurns,
+		Task:            task,
+		ContextFraction: fraction,
+		Tools:           e.opts.Tools,
+		AllowedTools:    t.AllowedTools,
+		ResponseFormat:  responseFormat(t),
+		OnWarning:       func(msg string) { e.printf("%s\n", msg) },
+		Counter:         e.opts.Counter,
 	})
 	if hist.use {
 		session.AddMessages(e.state.historyMessages(hist.turns)...)
@@ -367,12 +389,36 @@ func (e *Executor) Execute(ctx context.Context, req Request) *value.TaskResult {
 		e.firstCall.Do(e.opts.BeforeFirstCall)
 	}
 	answer, err := session.Run(ctx)
+	notes.Set("usage", session.UsageNote())
+	c.warnings = append(c.warnings, session.Warnings()...)
 	if err != nil {
 		return e.failure(ctx, err, finish())
 	}
+	result := &value.TaskResult{Status: value.StatusComplete, Content: answer.Content, Notes: finish()}
+	// (9) Structured output.
+	if of := t.OutputFormat; of != nil && of.Type == "json" {
+		var validate handler.SchemaValidator
+		if of.Compiled != nil {
+			validate = of.Compiled.Validate
+		}
+		handler.ParseOutput(answer.Content, validate).Apply(result)
+	}
 	// (10) Record the call.
 	e.state.complete(completedCall{name: t.Name, seq: seq, user: user, content: answer.Content, record: hist.record})
-	return &value.TaskResult{Status: value.StatusComplete, Content: answer.Content, Notes: finish()}
+	return result
+}
+
+// responseFormat is the JSON output request of a template (SPEC §14.5):
+// json_schema when a schema is known, else json_object; nil for text.
+func responseFormat(t *templates.Template) *handler.ResponseFormat {
+	of := t.OutputFormat
+	if of == nil || of.Type != "json" {
+		return nil
+	}
+	if of.Compiled == nil {
+		return handler.JSONOutput("", nil)
+	}
+	return handler.JSONOutput(of.Compiled.Name, json.RawMessage(of.Compiled.Text))
 }
 
 // builtins holds the values of the built-in placeholders of one call (SPEC

@@ -42,8 +42,19 @@ func baseNotes() *value.Dict {
 
 func failed(reason, msg string) *value.TaskResult { return value.Failed(reason, msg, baseNotes()) }
 
-// resultDiff compares TaskResults with value equality (notes in order).
+// resultDiff compares TaskResults with value equality (notes in order),
+// leaving out notes.usage, which TestExecuteUsage checks.
 func resultDiff(want, got *value.TaskResult) string {
+	if got.Notes != nil && got.Notes.Has("usage") {
+		c := *got
+		c.Notes = value.NewDict(got.Notes.Len())
+		for k, v := range got.Notes.All() {
+			if k != "usage" {
+				c.Notes.Set(k, v)
+			}
+		}
+		got = &c
+	}
 	if want.Status == got.Status && want.Content == got.Content && value.Equal(want.ParsedOrNull(), got.ParsedOrNull()) &&
 		want.NotesOrEmpty().String() == got.NotesOrEmpty().String() {
 		return ""
@@ -446,5 +457,72 @@ func BenchmarkExecuteEcho(b *testing.B) {
 		if res := ex.Execute(ctx, req); res.Status != value.StatusComplete {
 			b.Fatal(res)
 		}
+	}
+}
+
+func TestExecuteUsage(t *testing.T) {
+	ex := NewExecutor(Options{})
+	r := ex.Execute(context.Background(), Request{Template: greet(), Named: []NamedArg{{"name", value.String("Bob")}}})
+	usage, ok := r.Notes.Get("usage")
+	if !ok {
+		t.Fatalf("no usage note in %s", r.Notes)
+	}
+	u := usage.(*value.Dict)
+	in, _ := u.Get("input_tokens")
+	out, _ := u.Get("output_tokens")
+	turns, _ := u.Get("turns")
+	// "Hello Bob!" is 3 o200k tokens; the prompt is the system message, the
+	// user message, 4 per message and 3 for the reply.
+	if out != value.Int(3) || turns != value.Int(1) || in.(value.Int) <= 3+2*4 {
+		t.Errorf("usage = %s", u)
+	}
+}
+
+func TestExecuteStructuredOutput(t *testing.T) {
+	schema, err := templates.CompileSchema("Point", "inline", `{"type":"object","required":["x","y"],"properties":{"x":{"type":"integer"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, answer string
+		format       *templates.OutputFormat
+		parsed       string // JSON of parsedContent
+		parseErr     bool
+		schemaErr    string // JSON of notes.schemaError, "" when absent
+	}{
+		{"json without schema", `{"x": 1}`, &templates.OutputFormat{Type: "json"}, `{"x":1}`, false, ""},
+		{"fenced json", "```json\n[1, 2]\n```", &templates.OutputFormat{Type: "json"}, `[1,2]`, false, ""},
+		{"invalid json keeps COMPLETE", `not json`, &templates.OutputFormat{Type: "json"}, `null`, true, ""},
+		{"schema violation keeps parsed", `{"x": "a"}`, &templates.OutputFormat{Type: "json", Schema: "Point", Compiled: schema}, `{"x":"a"}`, false, "violations"},
+		{"text output is not parsed", `{"x": 1}`, &templates.OutputFormat{Type: "text"}, `null`, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmpl := &templates.Template{Name: "answer", Type: "atomic", Subtype: "standard", Instructions: "{{text}}",
+				Inputs: []templates.Input{{Name: "text", Type: "any", Required: true}}, InputsDeclared: true, OutputFormat: tt.format}
+			if err := templates.Infer(tmpl); err != nil {
+				t.Fatal(err)
+			}
+			r := NewExecutor(Options{}).Execute(context.Background(), Request{Template: tmpl, Named: []NamedArg{{"text", value.String(tt.answer)}}})
+			if r.Status != value.StatusComplete || r.Content != tt.answer {
+				t.Fatalf("got %s", r)
+			}
+			if got := value.JSON(r.ParsedOrNull()); got != tt.parsed {
+				t.Errorf("parsedContent = %s, want %s", got, tt.parsed)
+			}
+			if _, ok := r.Notes.Get("parseError"); ok != tt.parseErr {
+				t.Errorf("parseError present = %v, want %v (%s)", ok, tt.parseErr, r.Notes)
+			}
+			se, ok := r.Notes.Get("schemaError")
+			if ok != (tt.schemaErr != "") {
+				t.Fatalf("schemaError present = %v (%s)", ok, r.Notes)
+			}
+			if ok {
+				l := se.(value.List)
+				if len(l) != 2 {
+					t.Errorf("schemaError = %s, want a missing y and a wrong type of x", se)
+				}
+			}
+		})
 	}
 }

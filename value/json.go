@@ -243,3 +243,22 @@ func numberValue(s string) (Value, error) {
 	}
 	return Float(f), nil
 }
+
+// StripCodeFence removes surrounding white space and one enclosing Markdown
+// code fence (```json ... ```), as json-parse and structured output do
+// before reading JSON.
+func StripCodeFence(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") || len(s) < 6 {
+		return s
+	}
+	body := s[3 : len(s)-3]
+	nl := strings.IndexByte(body, '\n')
+	if nl < 0 {
+		return s
+	}
+	if lang := strings.TrimSpace(body[:nl]); strings.ContainsAny(lang, " \t{[\"") {
+		return s
+	}
+	return strings.TrimSpace(body[nl+1:])
+}
