@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/templates"
 )
 
 // The severities of a Diagnostic.
@@ -55,9 +56,16 @@ func CheckProgram(p *Program, opts CheckOptions) []Diagnostic { return Check(p.F
 // defatom clauses, loop clauses, step policies, try/catch, cond clauses),
 // wrong argument counts of primitives, malformed task-call arguments,
 // operators that resolve to nothing (SPEC §6.3) and symbols evaluated as
-// variables that are not bound (SPEC §6.2). Warnings are bindings whose names
-// are hidden in operator position by a special form, primitive, template or
-// tool, and defatom templates hidden by a special form or primitive.
+// variables that are not bound (SPEC §6.2), and template calls that pass an
+// input the template does not declare or leave out a required input that
+// has no default (SPEC §11.2, §17.4) — the calls written with the template's
+// name, alias or type:subtype, (atomic-task NAME ...) with a literal name,
+// and (call "NAME" (dict "key" expr ...)) with a literal name and dict. The
+// template is the one of the latest defatom form met so far (in a lambda
+// body, the program's last defatom of that name), else the task system's.
+// Warnings are bindings whose names are hidden in operator position by a
+// special form, primitive, template or tool, and defatom templates hidden by
+// a special form or primitive.
 //
 // The check is conservative: a variable counts as bound when a define, bind,
 // let, let*, parameter, catch variable or one of opts.Globals binds it in
@@ -69,12 +77,14 @@ func CheckProgram(p *Program, opts CheckOptions) []Diagnostic { return Check(p.F
 // closure may run as a loop phase.
 func Check(forms []*sexp.Node, opts CheckOptions) []Diagnostic {
 	c := &checker{
-		opts:        opts,
-		defatoms:    map[string]bool{},
-		allDefatoms: map[string]bool{},
+		opts:            opts,
+		defatoms:        map[string]bool{},
+		allDefatoms:     map[string]bool{},
+		defatomTmpls:    map[string]*templates.Template{},
+		allDefatomTmpls: map[string]*templates.Template{},
 	}
 	for _, f := range forms {
-		collectDefatoms(f, c.allDefatoms, 0)
+		collectDefatoms(f, c.allDefatoms, c.allDefatomTmpls, 0)
 	}
 	global := &scope{names: map[string]bool{"null": true}, body: forms}
 	for _, g := range opts.Globals {
@@ -96,7 +106,11 @@ type checker struct {
 	// allDefatoms those of the whole program.
 	defatoms    map[string]bool
 	allDefatoms map[string]bool
-	tooDeep     bool
+	// defatomTmpls and allDefatomTmpls hold the templates of those forms
+	// that parse, the last definition of a name winning.
+	defatomTmpls    map[string]*templates.Template
+	allDefatomTmpls map[string]*templates.Template
+	tooDeep         bool
 }
 
 // scope is one frame of the program as the checker sees it.
@@ -180,6 +194,28 @@ func (c *checker) isTemplate(name string, e cenv) bool {
 		return ok
 	}
 	return false
+}
+
+// template returns the template a call of name reaches where e is, or nil
+// when it is not known (or is a tool): the template of the latest defatom
+// form met so far, in a lambda body that of the program's last defatom form
+// of that name, else the task system's.
+func (c *checker) template(name string, e cenv) *templates.Template {
+	if name == "" {
+		return nil
+	}
+	if c.defatoms[name] {
+		return c.defatomTmpls[name]
+	}
+	if e.deferred && c.allDefatoms[name] {
+		return c.allDefatomTmpls[name]
+	}
+	if c.opts.Tasks != nil {
+		if t, ok := c.opts.Tasks.Lookup(name); ok {
+			return t
+		}
+	}
+	return nil
 }
 
 func (c *checker) isTool(name string) bool {
@@ -268,7 +304,7 @@ func (c *checker) form(n *sexp.Node, e cenv, depth int) {
 		case primitives[name] != nil:
 			c.primitiveCall(primitives[name], n, e, d)
 		case c.isTemplate(name, e) || c.isTool(name):
-			c.callArgs(name, n.Items[1:], e, d)
+			c.callArgs(name, c.template(name, e), n, n.Items[1:], e, d)
 		case c.bound(name, e):
 			c.exprs(args, e, d)
 		default:
@@ -284,7 +320,7 @@ func (c *checker) form(n *sexp.Node, e cenv, depth int) {
 		case lookupPrimitive(name) != nil:
 			c.primitiveCall(lookupPrimitive(name), n, e, d)
 		case c.isTemplate(name, e) || c.isTool(name):
-			c.callArgs(name, n.Items[1:], e, d)
+			c.callArgs(name, c.template(name, e), n, n.Items[1:], e, d)
 		default:
 			c.errorf(n.Pos, "Operator '%s' is not a callable primitive, task, or tool.", name)
 			c.lenientArgs(args, e, d)
@@ -301,7 +337,82 @@ func (c *checker) primitiveCall(p *primitive, n *sexp.Node, e cenv, depth int) {
 	if k := len(args); k < p.min || (p.max >= 0 && k > p.max) {
 		c.report(arityError(p, &call{pos: n.Pos}, k))
 	}
+	if p.name == "call" {
+		c.checkCallPrimitive(n, e)
+	}
 	c.exprs(args, e, depth)
+}
+
+// checkCallPrimitive checks the inputs of (call "NAME") and
+// (call "NAME" (dict "key" expr ...)) when NAME is a literal naming a
+// template and every key of the dict form is a string literal.
+func (c *checker) checkCallPrimitive(n *sexp.Node, e cenv) {
+	args := n.Items[1:]
+	if len(args) == 0 || len(args) > 2 || args[0].Kind != sexp.String {
+		return
+	}
+	name := args[0].Str
+	t := c.template(name, e)
+	if t == nil {
+		return
+	}
+	var given []givenInput
+	if len(args) == 2 {
+		d := args[1]
+		if d.Kind != sexp.List || d.Quoted || len(d.Items) == 0 || !d.Items[0].IsSymbol("dict") || len(d.Items)%2 == 0 {
+			return
+		}
+		for i := 1; i < len(d.Items); i += 2 {
+			k := d.Items[i]
+			if k.Kind != sexp.String {
+				return
+			}
+			given = append(given, givenInput{name: k.Str, pos: k.Pos})
+		}
+	}
+	c.checkInputs(name, t, given, n.Pos)
+}
+
+// givenInput is one named argument of a template call: its name and where
+// it is written.
+type givenInput struct {
+	name string
+	pos  sexp.Pos
+}
+
+// checkInputs checks the named arguments of a call of template t (SPEC
+// §11.2): with declared inputs, every name must be an input; every required
+// input without a default must be given. The reserved keys files, context
+// and history_config are not inputs. pos is the call form's position.
+func (c *checker) checkInputs(name string, t *templates.Template, given []givenInput, pos sexp.Pos) {
+	have := map[string]bool{}
+	var unknown []string
+	var unknownPos sexp.Pos
+	for _, g := range given {
+		switch g.name {
+		case "files", "context", "history_config":
+			continue
+		}
+		have[g.name] = true
+		if _, ok := t.InputNamed(g.name); t.InputsDeclared && !ok {
+			if len(unknown) == 0 {
+				unknownPos = g.pos
+			}
+			unknown = append(unknown, g.name)
+		}
+	}
+	if len(unknown) > 0 {
+		c.errorf(unknownPos, "Unknown parameter(s) for task '%s': %s", name, strings.Join(unknown, ", "))
+	}
+	var missing []string
+	for _, in := range t.Inputs {
+		if in.Required && in.Default == nil && !have[in.Name] {
+			missing = append(missing, in.Name)
+		}
+	}
+	if len(missing) > 0 {
+		c.errorf(pos, "Missing required input(s) for task '%s': %s", name, strings.Join(missing, ", "))
+	}
 }
 
 // lenientArgs checks the arguments of a form whose operator is unknown: a
@@ -320,8 +431,10 @@ func (c *checker) lenientArgs(args []*sexp.Node, e cenv, depth int) {
 	}
 }
 
-// callArgs checks the named arguments of a task or tool call (SPEC §11.1).
-func (c *checker) callArgs(name string, args []*sexp.Node, e cenv, depth int) {
+// callArgs checks the named arguments of a task or tool call (SPEC §11.1)
+// and, when tmpl is the template called, its inputs (SPEC §11.2). n is the
+// call form.
+func (c *checker) callArgs(name string, tmpl *templates.Template, n *sexp.Node, args []*sexp.Node, e cenv, depth int) {
 	xs := make([]*expr, len(args))
 	for i, a := range args {
 		x, err := compile(a)
@@ -336,6 +449,13 @@ func (c *checker) callArgs(name string, args []*sexp.Node, e cenv, depth int) {
 		c.report(err)
 		c.lenientArgs(args, e, depth)
 		return
+	}
+	if tmpl != nil {
+		given := make([]givenInput, len(parsed))
+		for i, a := range parsed {
+			given[i] = givenInput{name: a.name, pos: a.pos}
+		}
+		c.checkInputs(name, tmpl, given, n.Pos)
 	}
 	for _, a := range parsed {
 		c.expr(a.x.syn, e, depth)
@@ -428,7 +548,11 @@ func (c *checker) special(name string, n *sexp.Node, e cenv, depth int) {
 		if k := args[0].Kind; k != sexp.Symbol && k != sexp.String {
 			c.expr(args[0], e, depth)
 		}
-		c.callArgs(nameOf(args[0]), args[1:], e, depth)
+		var tmpl *templates.Template
+		if name == "atomic-task" {
+			tmpl = c.template(nameOf(args[0]), e)
+		}
+		c.callArgs(nameOf(args[0]), tmpl, n, args[1:], e, depth)
 	case "get-context", "get_context":
 		c.checkGetContext(n, e, depth)
 	default:
@@ -734,7 +858,7 @@ func (c *checker) lenientLoopClauses(args []*sexp.Node, e cenv, depth int) {
 }
 
 func (c *checker) checkDefatom(n *sexp.Node) {
-	_, err := parseDefatom(n)
+	tmpl, err := parseDefatom(n)
 	c.report(err)
 	if len(n.Items) < 2 || n.Items[1].Kind != sexp.Symbol {
 		return
@@ -742,6 +866,7 @@ func (c *checker) checkDefatom(n *sexp.Node) {
 	nameNode := n.Items[1]
 	name := nameNode.Str
 	c.defatoms[name] = true
+	c.defatomTmpls[name] = tmpl // nil when the form is malformed
 	switch {
 	case IsSpecialForm(name):
 		c.warnf(nameNode.Pos, "template '%s' is hidden by the special form '%s'; use (call \"%s\" ...)", name, name, name)
@@ -869,8 +994,9 @@ func collectDefines(forms []*sexp.Node, names map[string]bool, depth int) {
 	}
 }
 
-// collectDefatoms adds the names of all defatom forms anywhere in n.
-func collectDefatoms(n *sexp.Node, names map[string]bool, depth int) {
+// collectDefatoms adds the names of all defatom forms anywhere in n, and
+// the templates of those that parse (the last one of a name winning).
+func collectDefatoms(n *sexp.Node, names map[string]bool, tmpls map[string]*templates.Template, depth int) {
 	if n.Kind != sexp.List || len(n.Items) == 0 || depth > maxNesting {
 		return
 	}
@@ -880,9 +1006,14 @@ func collectDefatoms(n *sexp.Node, names map[string]bool, depth int) {
 	}
 	if head.IsSymbol("defatom") && len(n.Items) > 1 && n.Items[1].Kind == sexp.Symbol {
 		names[n.Items[1].Str] = true
+		if t, err := parseDefatom(n); err == nil {
+			tmpls[t.Name] = t
+		} else {
+			delete(tmpls, n.Items[1].Str)
+		}
 		return
 	}
 	for _, it := range n.Items {
-		collectDefatoms(it, names, depth+1)
+		collectDefatoms(it, names, tmpls, depth+1)
 	}
 }

@@ -316,3 +316,86 @@ func TestCheckMatchesEvaluation(t *testing.T) {
 		}
 	}
 }
+
+// inputTasks knows "review" (alias "rv", declared inputs: focus required,
+// depth with a default, notes optional), "free" (inputs inferred from
+// {{topic}} and {{tone | default("calm")}}) and the tool "read_file".
+type inputTasks struct{ checkTasks }
+
+func (inputTasks) Lookup(name string) (*templates.Template, bool) {
+	switch name {
+	case "review", "rv", "atomic:standard":
+		t := &templates.Template{Name: "review", Alias: "rv", Type: "atomic", Subtype: "standard",
+			Instructions: "Review {{focus}} {{depth}} {{notes}}", InputsDeclared: true,
+			Inputs: []templates.Input{
+				{Name: "focus", Type: "string", Required: true},
+				{Name: "depth", Type: "int", Required: true, Default: value.Int(2)},
+				{Name: "notes", Type: "string", Required: false},
+			}}
+		return t, true
+	case "free":
+		t := &templates.Template{Name: "free", Type: "atomic", Instructions: `{{topic}} {{tone | default("calm")}}`}
+		if err := templates.Infer(t); err != nil {
+			panic(err)
+		}
+		return t, true
+	}
+	return nil, false
+}
+
+// TestCheckTemplateInputs: calls of templates pass no unknown inputs (when
+// declared) and every required input without a default (SPEC §17.4).
+func TestCheckTemplateInputs(t *testing.T) {
+	tasks := evaluator.CheckOptions{Tasks: inputTasks{}}
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{text: `(review (focus "x"))`},
+		{text: `(rv :focus "x" :depth 3 :notes "n")`},
+		{text: `(atomic:standard (focus "x") (files (list "a")) (context (dict)) (history_config (dict)))`},
+		{text: `(review (focus "x") (colour 1) (size 2))`, want: []string{"1:21: error: Unknown parameter(s) for task 'review': colour, size"}},
+		{text: `(review (depth 1))`, want: []string{"1:1: error: Missing required input(s) for task 'review': focus"}},
+		{text: `(rv :tone 1)`, want: []string{
+			"1:1: error: Missing required input(s) for task 'rv': focus",
+			"1:5: error: Unknown parameter(s) for task 'rv': tone",
+		}},
+		// Inferred inputs: any name is accepted; a default filter makes an
+		// input optional.
+		{text: `(free (topic "t") (other 1))`},
+		{text: `(free (tone "x"))`, want: []string{"1:1: error: Missing required input(s) for task 'free': topic"}},
+		// atomic-task with a literal name, call with a literal name and dict.
+		{text: `(atomic-task review (size 1))`, want: []string{
+			"1:1: error: Missing required input(s) for task 'review': focus",
+			"1:21: error: Unknown parameter(s) for task 'review': size",
+		}},
+		{text: `(atomic-task "free")`, want: []string{"1:1: error: Missing required input(s) for task 'free': topic"}},
+		{text: `(define n "review") (atomic-task n (size 1))`},
+		{text: `(call "review" (dict "focus" 1 "size" 2))`, want: []string{`1:32: error: Unknown parameter(s) for task 'review': size`}},
+		{text: `(call "review")`, want: []string{"1:1: error: Missing required input(s) for task 'review': focus"}},
+		{text: `(call "review" (dict "focus" 1))`},
+		{text: `(define d (dict)) (call "review" d)`},
+		{text: `(call "nothing" (dict "a" 1))`},
+		// Tools are not templates.
+		{text: `(read_file (path "a"))`},
+		{text: `(direct-tool read_file (anything 1))`},
+		// A defatom met earlier decides; in a lambda body the program's last
+		// defatom of the name does.
+		{text: `(defatom review (params who) (instructions "{{who}}")) (review (who "a"))`},
+		{text: `(defatom review (params who) (instructions "{{who}}")) (review (focus "a"))`, want: []string{
+			"1:56: error: Missing required input(s) for task 'review': who",
+			"1:64: error: Unknown parameter(s) for task 'review': focus",
+		}},
+		{text: `(define (f) (g (x 1))) (defatom g (params y) (instructions "{{y}}"))`, want: []string{
+			"1:13: error: Missing required input(s) for task 'g': y",
+			"1:16: error: Unknown parameter(s) for task 'g': x",
+		}},
+		{text: `(defatom g (instructions "{{a}} {{b}}")) (g (a 1))`, want: []string{"1:42: error: Missing required input(s) for task 'g': b"}},
+		{text: `(defatom g (params (a optional string)) (instructions "{{a}}")) (g)`},
+	} {
+		got := checkLines(t, tc.text, tasks)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: mismatch (-want +got):\n%s", tc.text, diff)
+		}
+	}
+}

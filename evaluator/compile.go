@@ -45,10 +45,18 @@ func (x *expr) pos() sexp.Pos { return x.syn.Pos }
 
 // compile turns read nodes into exprs.
 func compile(n *sexp.Node) (*expr, error) {
-	return compileDepth(n, 0)
+	var c compiler
+	return c.compile(n, 0)
 }
 
-func compileDepth(n *sexp.Node, depth int) (*expr, error) {
+// compiler holds the state of one compilation.
+type compiler struct {
+	// quoted holds the value of each datum quoted so far, so that nested
+	// quote forms, compiled inner first, convert every node once.
+	quoted map[*sexp.Node]value.Value
+}
+
+func (c *compiler) compile(n *sexp.Node, depth int) (*expr, error) {
 	if depth > maxNesting {
 		return nil, errorf(n.Pos, KindDepth, "expression nesting too deep (more than %d levels)", maxNesting)
 	}
@@ -66,25 +74,28 @@ func compileDepth(n *sexp.Node, depth int) (*expr, error) {
 		return &expr{op: opConst, syn: n, val: nodeValue(n)}, nil
 	}
 	head := n.Items[0]
-	if head.Kind == sexp.Symbol && head.Str == "quote" && len(n.Items) == 2 {
-		v, err := quotedValue(n.Items[1], depth+1)
-		if err != nil {
-			return nil, err
-		}
-		return &expr{op: opConst, syn: n, val: v}, nil
-	}
+	// The elements are compiled even for a quote form: forms such as cond,
+	// let and the loops read their clauses through elems, and a clause may
+	// be spelled (quote x).
 	x := &expr{syn: n, elems: make([]*expr, len(n.Items))}
 	for i, item := range n.Items {
-		if i > 0 && head.Kind == sexp.Symbol && head.Str == "quote" {
-			// A malformed quote keeps its arguments as data; it fails when run.
-			x.elems[i] = &expr{op: opConst, syn: item}
-			continue
-		}
-		e, err := compileDepth(item, depth+1)
+		e, err := c.compile(item, depth+1)
 		if err != nil {
 			return nil, err
 		}
 		x.elems[i] = e
+	}
+	if head.Kind == sexp.Symbol && head.Str == "quote" && len(n.Items) == 2 {
+		v, err := c.quotedValue(n.Items[1], depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if c.quoted == nil {
+			c.quoted = map[*sexp.Node]value.Value{}
+		}
+		c.quoted[n.Items[1]] = v
+		x.op, x.val = opConst, v
+		return x, nil
 	}
 	switch head.Kind {
 	case sexp.Symbol:
@@ -96,7 +107,8 @@ func compileDepth(n *sexp.Node, depth int) (*expr, error) {
 		} else {
 			x.op = opNamed
 		}
-	case sexp.List:
+	case sexp.List, sexp.Nil:
+		// nil reads as the empty list, so (nil 1) is (() 1).
 		x.op = opApplyExpr
 	case sexp.String:
 		x.op, x.name = opApplyString, head.Str
@@ -137,6 +149,29 @@ func quotedValue(n *sexp.Node, depth int) (value.Value, error) {
 	l := make(value.List, len(n.Items))
 	for i, item := range n.Items {
 		v, err := quotedValue(item, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		l[i] = v
+	}
+	return l, nil
+}
+
+// quotedValue is the package's quotedValue reusing the values of data quoted
+// earlier in the compilation.
+func (c *compiler) quotedValue(n *sexp.Node, depth int) (value.Value, error) {
+	if v, ok := c.quoted[n]; ok {
+		return v, nil
+	}
+	if depth > maxNesting {
+		return nil, errorf(n.Pos, KindDepth, "expression nesting too deep (more than %d levels)", maxNesting)
+	}
+	if n.Kind != sexp.List || len(n.Items) == 0 {
+		return quotedValue(n, depth)
+	}
+	l := make(value.List, len(n.Items))
+	for i, item := range n.Items {
+		v, err := c.quotedValue(item, depth+1)
 		if err != nil {
 			return nil, err
 		}

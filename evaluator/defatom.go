@@ -318,4 +318,3 @@ func defatomHistory(tmpl *templates.Template, c *sexp.Node, args []*sexp.Node) e
 	}
 	return nil
 }
-

@@ -169,6 +169,11 @@ func (t *thread) applyNameSyntax(name string, x *expr, env *Env) (value.Value, e
 // apply applies f to argument values (map, filter, reduce, apply,
 // parallel-map, loop phases, call). pos is the form doing the applying.
 func (t *thread) apply(f value.Value, args []value.Value, pos sexp.Pos) (value.Value, error) {
+	// (map range (range 100000)) applies primitives without evaluating a
+	// list form; look for a timeout or interrupt here too.
+	if err := t.pollCancel(pos); err != nil {
+		return nil, err
+	}
 	switch f := f.(type) {
 	case *Closure:
 		return t.callClosure(f, args, pos)

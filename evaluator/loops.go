@@ -32,7 +32,15 @@ func evalLoop(t *thread, x *expr, env *Env) (value.Value, error) {
 		return nil, errorf(a[0].pos(), KindValue, "Loop count must be non-negative, got %d.", n)
 	}
 	var v value.Value = value.List(nil)
+	// A body that is an atom or a quote evaluates no list form, so nothing
+	// in it notices a timeout or interrupt: the loop must look itself.
+	quiet := a[1].op == opConst || a[1].op == opSymbol
 	for i := int64(1); i <= int64(n); i++ {
+		if quiet {
+			if err := t.pollCancel(x.pos()); err != nil {
+				return nil, err
+			}
+		}
 		if v, err = t.eval(a[1], env); err != nil {
 			return nil, withPrefix(err, fmt.Sprintf("Error during loop iteration %d/%d: ", i, n))
 		}
@@ -223,6 +231,9 @@ func evalDirectorLoop(t *thread, x *expr, env *Env) (value.Value, error) {
 	return t.withLoopConfig(cfg, func() (value.Value, error) {
 		var result value.Value = value.List(nil)
 		for i := int64(1); i <= n; i++ {
+			if err := t.pollCancel(x.pos()); err != nil {
+				return nil, err
+			}
 			iter := value.Int(i)
 			run := func(phase string, f value.Value, args ...value.Value) (value.Value, error) {
 				v, err := t.apply(f, args, x.pos())
@@ -310,6 +321,9 @@ func evalIterativeLoop(t *thread, x *expr, env *Env) (value.Value, error) {
 	return t.withLoopConfig(cfg, func() (value.Value, error) {
 		var result value.Value = value.List(nil)
 		for i := int64(1); i <= n; i++ {
+			if err := t.pollCancel(x.pos()); err != nil {
+				return nil, err
+			}
 			iter := value.Int(i)
 			run := func(f value.Value, args ...value.Value) (value.Value, error) {
 				v, err := t.apply(f, args, x.pos())

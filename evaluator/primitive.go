@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/value"
@@ -108,7 +109,11 @@ func (t *thread) callPrim(p *primitive, c *call, args []value.Value) (value.Valu
 
 func arityError(p *primitive, c *call, n int) *Error {
 	if p.arityMsg != "" {
-		return newError(c.at(), KindArity, fmt.Sprintf(p.arityMsg, n))
+		msg := p.arityMsg
+		if strings.Contains(msg, "%d") {
+			msg = fmt.Sprintf(msg, n)
+		}
+		return newError(c.at(), KindArity, msg)
 	}
 	var want string
 	switch {

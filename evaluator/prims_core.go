@@ -84,7 +84,11 @@ func primStringEq(t *thread, c *call, args []value.Value) (value.Value, error) {
 	a, okA := textOf(args[0])
 	b, okB := textOf(args[1])
 	if !okA || !okB {
-		return nil, errorf(c.at(), KindType, "'string=?' arguments must be strings. Got: %s, %s", args[0].Type(), args[1].Type())
+		bad := 0
+		if okA {
+			bad = 1
+		}
+		return nil, errorf(c.argPos(bad), KindType, "'string=?' arguments must be strings. Got: %s, %s", args[0].Type(), args[1].Type())
 	}
 	return value.Bool(a == b), nil
 }

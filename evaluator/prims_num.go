@@ -100,6 +100,9 @@ func primSub(t *thread, c *call, args []value.Value) (value.Value, error) {
 	a := args[0]
 	var b value.Value
 	if len(args) == 1 {
+		if f, ok := a.(value.Float); ok {
+			return -f, nil // negation: (- 0.0) is -0.0
+		}
 		a, b = value.Int(0), args[0]
 	} else {
 		b = args[1]
@@ -175,7 +178,11 @@ func compareFn(op string) func(t *thread, c *call, args []value.Value) (value.Va
 	return func(t *thread, c *call, args []value.Value) (value.Value, error) {
 		a, b := args[0], args[1]
 		if !isNumber(a) || !isNumber(b) {
-			return nil, errorf(c.at(), KindType, "'%s' arguments must be numbers. Got: %s, %s", op, a.Type(), b.Type())
+			bad := 0
+			if isNumber(a) {
+				bad = 1
+			}
+			return nil, errorf(c.argPos(bad), KindType, "'%s' arguments must be numbers. Got: %s, %s", op, a.Type(), b.Type())
 		}
 		cmp := compareNumbers(a, b)
 		var r bool
@@ -195,7 +202,8 @@ func compareFn(op string) func(t *thread, c *call, args []value.Value) (value.Va
 	}
 }
 
-// compareNumbers compares two numbers exactly, ints as ints.
+// compareNumbers compares two numbers exactly: ints as ints, and an int with
+// a float by their mathematical values (9007199254740993 > 9007199254740992.0).
 func compareNumbers(a, b value.Value) int {
 	ai, aInt := a.(value.Int)
 	bi, bInt := b.(value.Int)
@@ -207,6 +215,12 @@ func compareNumbers(a, b value.Value) int {
 			return 1
 		}
 		return 0
+	}
+	if aInt {
+		return compareIntFloat(int64(ai), toFloat(b))
+	}
+	if bInt {
+		return -compareIntFloat(int64(bi), toFloat(a))
 	}
 	fa, fb := toFloat(a), toFloat(b)
 	switch {
@@ -284,4 +298,26 @@ func primRemainder(t *thread, c *call, args []value.Value) (value.Value, error) 
 		return value.Int(0), nil
 	}
 	return value.Int(a % b), nil
+}
+
+// compareIntFloat compares an int with a finite float exactly.
+func compareIntFloat(i int64, f float64) int {
+	switch {
+	case f >= 0x1p63:
+		return -1
+	case f < -0x1p63:
+		return 1
+	}
+	t := math.Trunc(f) // now -2^63 <= t < 2^63: exact as an int64
+	switch ti := int64(t); {
+	case i < ti:
+		return -1
+	case i > ti:
+		return 1
+	case f > t:
+		return -1
+	case f < t:
+		return 1
+	}
+	return 0
 }

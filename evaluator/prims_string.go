@@ -41,7 +41,7 @@ func primStringAppend(t *thread, c *call, args []value.Value) (value.Value, erro
 		case value.Symbol:
 			n += len(a)
 		case value.Int, value.Float, value.Bool:
-			n += 24
+			n += len(a.String())
 		case value.Null:
 		default:
 			return nil, errorf(c.argPos(i), KindType, "'string-append' argument %d must be a string, symbol, number, or null. Got %s: %s", i+1, a.Type(), a)
@@ -95,19 +95,25 @@ func primStringSplit(t *thread, c *call, args []value.Value) (value.Value, error
 		return nil, err
 	}
 	var parts []string
+	n := 1
+	if sep == "" {
+		n = utf8.RuneCountInString(s)
+	} else {
+		n += strings.Count(s, sep)
+	}
+	if err := checkElements(c, n, "list"); err != nil {
+		return nil, err
+	}
 	if sep == "" {
 		if s == "" {
 			return value.List{value.String("")}, nil
 		}
-		parts = make([]string, 0, utf8.RuneCountInString(s))
+		parts = make([]string, 0, n)
 		for _, r := range s {
 			parts = append(parts, string(r))
 		}
 	} else {
 		parts = strings.Split(s, sep)
-	}
-	if err := checkElements(c, len(parts), "list"); err != nil {
-		return nil, err
 	}
 	out := make(value.List, len(parts))
 	for i, p := range parts {

@@ -98,6 +98,9 @@ func evalStep(t *thread, x *expr, env *Env) (value.Value, error) {
 	}
 	var reason string
 	for attempt := int64(0); attempt <= policy.retries; attempt++ {
+		if err := t.pollCancel(x.pos()); err != nil {
+			return nil, err
+		}
 		v, err := t.eval(a[1], env)
 		if err != nil {
 			e := asEvalError(err, a[1].pos())
@@ -133,4 +136,3 @@ func failureMessage(r *value.TaskResult) string {
 	}
 	return r.Content
 }
-
