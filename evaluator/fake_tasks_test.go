@@ -33,7 +33,8 @@ type fakeTasks struct {
 	// cancelled counts executions that ended because ctx was cancelled.
 	cancelled atomic.Int64
 
-	lastCall *evaluator.TaskCall
+	lastCall       *evaluator.TaskCall
+	contextQueries []evaluator.ContextQuery
 }
 
 var _ evaluator.Tasks = (*fakeTasks)(nil)
@@ -188,4 +189,12 @@ func (f *fakeTasks) last() *evaluator.TaskCall {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.lastCall
+}
+
+func (f *fakeTasks) GetContext(ctx context.Context, q evaluator.ContextQuery) *value.Dict {
+	f.mu.Lock()
+	f.contextQueries = append(f.contextQueries, q)
+	f.mu.Unlock()
+	return value.DictOf("summary", value.String("1 matches for \""+q.Query+"\""),
+		"matches", value.List{value.DictOf("id", value.String("a.go"), "content", value.String("package a"))})
 }

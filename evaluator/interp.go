@@ -54,6 +54,9 @@ type Options struct {
 	Limits Limits
 	// Stderr receives log-message lines and warnings; nil discards them.
 	Stderr io.Writer
+	// Start is the run's start time, the {{date}} of render; zero means the
+	// time New is called.
+	Start time.Time
 }
 
 // Interpreter evaluates programs in one global environment. It is the
@@ -71,6 +74,7 @@ type Interpreter struct {
 	stderr io.Writer
 
 	defMu sync.Mutex // serialises defatom registration
+	start time.Time
 }
 
 // New returns an Interpreter whose global frame binds null.
@@ -79,6 +83,10 @@ func New(opts Options) *Interpreter {
 		tasks:  opts.Tasks,
 		limits: opts.Limits.withDefaults(),
 		stderr: opts.Stderr,
+		start:  opts.Start,
+	}
+	if in.start.IsZero() {
+		in.start = time.Now()
 	}
 	if in.stderr == nil {
 		in.stderr = io.Discard

@@ -395,12 +395,22 @@ func TestLogMessage(t *testing.T) {
 // render and get-context (§8.7) are provided with the task system; their
 // rows run once the primitives exist.
 func TestSpecRenderAndGetContext(t *testing.T) {
-	if !evaluator.IsPrimitive("render") {
-		t.Skip("render is not implemented yet (SPEC §8.7)")
-	}
 	runRows(t, evaluator.Limits{}, []specRow{
 		okRow(`(render "Hi {{ who }}" (dict "who" 'Ann))`, `"Hi Ann"`),
+		okRow(`(render "{{ xs | join(\", \") }}" (dict "xs" (list 1 "a")))`, `"1, a"`),
+		okRow(`(render "{{a.b}}" (list (list 'a (dict "b" 2))))`, `"2"`),
+		okRow(`(string-length (render "{{date}}" (dict)))`, `25`),
 		errRow(`(render "{{a}} {{b}}" (dict))`, "render: missing variable(s): a, b", "value", "1:1"),
+		errRow(`(render "{{x | uper}}" (dict))`, "render: invalid placeholder {{x | uper}}: unknown filter 'uper' (did you mean 'upper'?)", "value", "1:9"),
+		errRow(`(render "x" 5)`, "'render' argument 2 must be a dict, got int.", "type", "1:13"),
+		okRow(`(get (get-context "retry policy") "summary")`, `"1 matches for \"retry policy\""`),
+		okRow(`(get (first (get (get-context (query "q") (top_k 3) (matching_strategy "metadata-only")) "matches")) "id")`, `"a.go"`),
+		okRow(`(length (map get-context (list "a" "b")))`, `2`),
+		okRow(`(get (get_context (templateDescription "d")) "summary")`, `"1 matches for \"\""`),
+		errRow(`(get-context (top_k 3))`, "'get-context' requires a query parameter.", "value", "1:1"),
+		errRow(`(get-context "q" (foo 1))`, "Unknown 'get-context' parameter: (foo 1)", "value", "1:18"),
+		errRow(`(get-context "q" (matching_strategy "fuzzy"))`, "Invalid context strategy: fuzzy. Must be content, metadata, llm or llm-metadata.", "value", "1:1"),
+		errRow(`(get-context "q" (top_k 101))`, "'get-context' top_k must be an integer from 1 to 100, got 101", "value", "1:1"),
 	})
 }
 

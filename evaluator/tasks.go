@@ -27,6 +27,9 @@ type Tasks interface {
 	// Match returns the templates matching a request (SPEC §10.5) as dicts
 	// {"name", "score", "source"}, best first.
 	Match(text string) value.List
+	// GetContext runs a memory lookup and returns the get-context result
+	// dict {"summary", "matches"[, "error"]} (SPEC §8.7).
+	GetContext(ctx context.Context, q ContextQuery) *value.Dict
 }
 
 // NamedValue is one named argument of a task call, in call order.

@@ -16,6 +16,8 @@ type TaskSystem struct {
 	Executor *tasksystem.Executor
 	// Tools are the tools workflows may call by name; nil means none.
 	Tools *handler.Tools
+	// Context answers get-context; nil means no memory index is available.
+	Context ContextFunc
 	// OnDefine, when set, receives what each defatom registration displaced
 	// (for the shadowing warnings).
 	OnDefine func(t *templates.Template, res tasksystem.AddResult)
@@ -89,4 +91,12 @@ func parseContextArg(task string, v value.Value) (templates.ContextSettings, err
 
 func parseHistoryArg(task string, v value.Value) (templates.HistoryConfig, error) {
 	return tasksystem.ParseHistoryArg(task, v)
+}
+
+// GetContext implements Tasks.
+func (s *TaskSystem) GetContext(ctx context.Context, q ContextQuery) *value.Dict {
+	if s.Context == nil {
+		return NoMemory()
+	}
+	return s.Context(ctx, q)
 }

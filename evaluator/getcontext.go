@@ -1,0 +1,187 @@
+package evaluator
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/value"
+)
+
+func init() {
+	defineForm("get-context", evalGetContext)
+	defineForm("get_context", evalGetContext)
+	for _, name := range []string{"get-context", "get_context"} {
+		valuePrimitives[name] = &primitive{name: name, min: 1, max: 1, fn: primGetContext}
+	}
+}
+
+// ContextQuery is one memory lookup requested by get-context (SPEC §8.7,
+// §15.4).
+type ContextQuery struct {
+	Query               string
+	TemplateDescription string
+	// Inputs are rendered and appended to the query.
+	Inputs   *value.Dict
+	Strategy string // content, metadata, llm or llm-metadata
+	TopK     int
+}
+
+// The get-context defaults and bounds.
+const (
+	DefaultContextTopK = 10
+	MaxContextTopK     = 100
+)
+
+// contextStrategies maps the accepted strategy names to the canonical ones.
+var contextStrategies = map[string]string{
+	"content": "content", "content-only": "content",
+	"metadata": "metadata", "metadata-only": "metadata",
+	"llm": "llm", "llm-metadata": "llm-metadata",
+}
+
+// evalGetContext evaluates (get-context QUERY (key expr)...): the first
+// argument is the query unless it is a (key expr) pair of a known key.
+func evalGetContext(t *thread, x *expr, env *Env) (value.Value, error) {
+	q := ContextQuery{TopK: DefaultContextTopK}
+	var query, strategy, topK, inputs, description value.Value
+	for i, a := range x.args() {
+		n := a.syn
+		if n.Kind == sexp.List && len(n.Items) == 2 && n.Items[0].Kind == sexp.Symbol && slices.Contains(getContextKeys, n.Items[0].Str) {
+			v, err := t.eval(a.elems[1], env)
+			if err != nil {
+				return nil, err
+			}
+			switch n.Items[0].Str {
+			case "query":
+				query = v
+			case "matching_strategy", "context-strategy", "context_strategy":
+				strategy = v
+			case "top_k":
+				topK = v
+			case "inputs":
+				inputs = v
+			case "templateDescription":
+				description = v
+			}
+			continue
+		}
+		if i > 0 {
+			return nil, errorf(n.Pos, KindValue, "Unknown '%s' parameter: %s", x.name, datum(n))
+		}
+		v, err := t.eval(a, env)
+		if err != nil {
+			return nil, err
+		}
+		query = v
+	}
+	if err := q.set(query, strategy, topK, inputs, description, x.pos()); err != nil {
+		return nil, err
+	}
+	return t.getContext(q, x.pos())
+}
+
+// primGetContext is get-context applied to one value: the query.
+func primGetContext(t *thread, c *call, args []value.Value) (value.Value, error) {
+	q := ContextQuery{TopK: DefaultContextTopK}
+	if err := q.set(args[0], nil, nil, nil, nil, c.at()); err != nil {
+		return nil, err
+	}
+	return t.getContext(q, c.at())
+}
+
+// set checks and stores the evaluated parameters; nil means not given.
+func (q *ContextQuery) set(query, strategy, topK, inputs, description value.Value, pos sexp.Pos) error {
+	if query != nil {
+		if _, isNull := query.(value.Null); !isNull {
+			q.Query = value.Text(query)
+		}
+	}
+	if description != nil {
+		q.TemplateDescription = value.Text(description)
+	}
+	if strings.TrimSpace(q.Query) == "" && strings.TrimSpace(q.TemplateDescription) == "" {
+		return newError(pos, KindValue, "'get-context' requires a query parameter.")
+	}
+	q.Strategy = "content"
+	if strategy != nil {
+		name := value.Text(strategy)
+		canon, ok := contextStrategies[name]
+		if !ok {
+			return errorf(pos, KindValue, "Invalid context strategy: %s. Must be content, metadata, llm or llm-metadata.", name)
+		}
+		q.Strategy = canon
+	}
+	if topK != nil {
+		n, ok := topK.(value.Int)
+		if !ok || n < 1 || n > MaxContextTopK {
+			return errorf(pos, KindValue, "'get-context' top_k must be an integer from 1 to %d, got %s", MaxContextTopK, topK)
+		}
+		q.TopK = int(n)
+	}
+	if inputs != nil {
+		d, ok := inputsDict(inputs)
+		if !ok {
+			return errorf(pos, KindType, "'get-context' inputs must be a dict or a list of pairs, got %s", inputs.Type())
+		}
+		q.Inputs = d
+	}
+	return nil
+}
+
+// inputsDict accepts a dict or an association list.
+func inputsDict(v value.Value) (*value.Dict, bool) {
+	switch v := v.(type) {
+	case *value.Dict:
+		return v, true
+	case value.Null:
+		return nil, true
+	case value.List:
+		d := value.NewDict(len(v))
+		for _, e := range v {
+			pair, ok := e.(value.List)
+			if !ok || len(pair) != 2 {
+				return nil, false
+			}
+			k, ok := textOf(pair[0])
+			if !ok {
+				return nil, false
+			}
+			d.Set(k, pair[1])
+		}
+		return d, true
+	}
+	return nil, false
+}
+
+// getContext runs the lookup; a memory failure is in the result's error key,
+// never an evaluation error.
+func (t *thread) getContext(q ContextQuery, pos sexp.Pos) (value.Value, error) {
+	if err := t.acquireMemory(pos); err != nil {
+		return nil, err
+	}
+	var r *value.Dict
+	if t.in.tasks != nil {
+		r = t.in.tasks.GetContext(t.ctx, q)
+	} else {
+		r = NoMemory()
+	}
+	if err := t.interruption(pos); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// acquireMemory notices cancellation before a lookup starts; lookups run
+// their model calls in the memory system's own pool (SPEC §6.8).
+func (t *thread) acquireMemory(pos sexp.Pos) error { return t.interruption(pos) }
+
+// NoMemory is the get-context result when no memory index is available.
+func NoMemory() *value.Dict {
+	return value.DictOf("summary", value.String(""), "matches", value.List(nil),
+		"error", value.String("no memory index is available"))
+}
+
+// ContextFunc answers get-context lookups for a TaskSystem.
+type ContextFunc func(ctx context.Context, q ContextQuery) *value.Dict
