@@ -123,6 +123,13 @@ func primNot(t *thread, c *call, args []value.Value) (value.Value, error) {
 }
 
 func primLogMessage(t *thread, c *call, args []value.Value) (value.Value, error) {
+	n := len(args)
+	for _, a := range args {
+		n += value.TextSize(a, t.in.limits.MaxStringBytes-n)
+		if err := t.checkString(c, n); err != nil {
+			return nil, err
+		}
+	}
 	var b strings.Builder
 	for i, a := range args {
 		if i > 0 {

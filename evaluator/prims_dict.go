@@ -153,9 +153,8 @@ func primJSONParse(t *thread, c *call, args []value.Value) (value.Value, error) 
 }
 
 func primJSONEncode(t *thread, c *call, args []value.Value) (value.Value, error) {
-	s := value.JSON(args[0])
-	if err := t.checkString(c, len(s)); err != nil {
+	if err := t.checkString(c, value.JSONSize(args[0], t.in.limits.MaxStringBytes)); err != nil {
 		return nil, err
 	}
-	return value.String(s), nil
+	return value.String(value.JSON(args[0])), nil
 }

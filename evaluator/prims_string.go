@@ -179,11 +179,10 @@ func primStringLength(t *thread, c *call, args []value.Value) (value.Value, erro
 }
 
 func primToString(t *thread, c *call, args []value.Value) (value.Value, error) {
-	s := value.Text(args[0])
-	if err := t.checkString(c, len(s)); err != nil {
+	if err := t.checkString(c, value.TextSize(args[0], t.in.limits.MaxStringBytes)); err != nil {
 		return nil, err
 	}
-	return value.String(s), nil
+	return value.String(value.Text(args[0])), nil
 }
 
 func primToNumber(t *thread, c *call, args []value.Value) (value.Value, error) {

@@ -126,6 +126,9 @@ func primMatchTask(t *thread, c *call, args []value.Value) (value.Value, error) 
 }
 
 func primError(t *thread, c *call, args []value.Value) (value.Value, error) {
+	if err := t.checkString(c, value.TextSize(args[0], t.in.limits.MaxStringBytes)); err != nil {
+		return nil, err
+	}
 	return nil, newError(c.at(), KindUser, value.Text(args[0]))
 }
 

@@ -1,0 +1,27 @@
+package evaluator_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/evalrun/evalrun/evaluator"
+)
+
+// Rendering a whole value refuses to build a text over the limit, even when
+// the value repeats one large string many times (SPEC §6.7).
+func TestRenderedValueSizeLimit(t *testing.T) {
+	const prelude = `(define s (string-append "x" (to-string (range 100)))) (define big (map (lambda (i) s) (range 200000)))`
+	for _, call := range []string{`(to-string big)`, `(json-encode big)`, `(log-message "a" big)`, `(error big)`} {
+		t.Run(call, func(t *testing.T) {
+			in := evaluator.New(evaluator.Options{Limits: evaluator.Limits{MaxStringBytes: 1 << 20}})
+			_, err := in.EvalString(context.Background(), "<t>", prelude+call)
+			var e *evaluator.Error
+			if !errors.As(err, &e) || e.Kind != evaluator.KindLimit ||
+				!strings.HasPrefix(e.Msg, "value too large: string of ") || !strings.HasSuffix(e.Msg, " bytes exceeds the limit of 1048576") {
+				t.Fatalf("got %v", err)
+			}
+		})
+	}
+}
