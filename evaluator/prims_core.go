@@ -33,7 +33,7 @@ func primGetField(t *thread, c *call, args []value.Value) (value.Value, error) {
 	case value.String:
 		field = string(f)
 	case value.Symbol:
-		field = string(f)
+		field, _ = keyText(f)
 	default:
 		return nil, errorf(c.argPos(1), KindType, "get-field: Field name must evaluate to a string or symbol, got %s", f.Type())
 	}
@@ -91,6 +91,15 @@ func primStringEq(t *thread, c *call, args []value.Value) (value.Value, error) {
 		return nil, errorf(c.argPos(bad), KindType, "'string=?' arguments must be strings. Got: %s, %s", args[0].Type(), args[1].Type())
 	}
 	return value.Bool(a == b), nil
+}
+
+// keyText returns the key a string or symbol names: a keyword names the key
+// without its colon, as in dict.
+func keyText(v value.Value) (string, bool) {
+	if s, ok := v.(value.Symbol); ok {
+		return strings.TrimPrefix(string(s), ":"), true
+	}
+	return textOf(v)
 }
 
 // textOf returns the text of a string or the name of a symbol.

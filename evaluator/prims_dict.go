@@ -67,7 +67,7 @@ func primGet(t *thread, c *call, args []value.Value) (value.Value, error) {
 		}
 		return def, nil
 	case value.String, value.Symbol:
-		key, _ := textOf(k)
+		key, _ := keyText(k)
 		if v, ok := fieldOf(args[0], key); ok {
 			return v, nil
 		}
@@ -126,9 +126,9 @@ func primValues(t *thread, c *call, args []value.Value) (value.Value, error) {
 }
 
 func primHasKey(t *thread, c *call, args []value.Value) (value.Value, error) {
-	k, err := argText("has-key?", c, args, 1)
-	if err != nil {
-		return nil, err
+	k, ok := keyText(args[1])
+	if !ok {
+		return nil, typeError("has-key?", c, 1, "string", args[1])
 	}
 	switch o := args[0].(type) {
 	case *value.Dict:

@@ -25,3 +25,22 @@ func TestRenderedValueSizeLimit(t *testing.T) {
 		})
 	}
 }
+
+// A keyword names a dict key without its colon everywhere: dict, get,
+// get-field and has-key? agree.
+func TestKeywordKeys(t *testing.T) {
+	in := evaluator.New(evaluator.Options{})
+	for src, want := range map[string]string{
+		`(get (dict :a 1) :a)`:          `1`,
+		`(get-field (dict :a 1) :a)`:    `1`,
+		`(has-key? (dict "a" 1) :a)`:    `true`,
+		`(get (assoc (dict) :b 2) "b")`: `2`,
+		`(get (dict "a" 1) 'a)`:         `1`,
+		`(has-key? (dict "a" 1) ":a")`:  `false`,
+	} {
+		v, err := in.EvalString(context.Background(), "<t>", src)
+		if err != nil || v.String() != want {
+			t.Errorf("%s = %v, %v; want %s", src, v, err, want)
+		}
+	}
+}
