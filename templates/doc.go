@@ -50,9 +50,9 @@
 // CombinedAnalysisResult, StructuredAnalysisResult, ControllerAnalysisResult,
 // written as JSON Schema 2020-12 under builtin/schemas with their conditional
 // requirements) or a shorthand (object, array, string[], number, boolean). A
-// dotted name uses its last segment. Schemas are compiled with
-// github.com/santhosh-tekuri/jsonschema/v6; a schema may not $ref another
-// document. Schema.Validate returns "JSON-POINTER: message" strings for
+// dotted name uses its last segment. Schemas are compiled by the
+// subpackage jsonschema (draft 2020-12, every violation reported, nothing
+// computed at program start); a schema may not $ref another document. Schema.Validate returns "JSON-POINTER: message" strings for
 // notes.schemaError (SPEC §14.8).
 //
 // # Loading

@@ -60,5 +60,5 @@ func ExampleLoad() {
 	// local    writer:draft                             writer.xml:10
 	// local    writer:critique                          writer.xml:14
 	// local testdata/spec20/review.xml:1
-	// [/: missing property 'issues' /verdict: value must be one of 'approve', 'changes']
+	// [/: missing required property 'issues' /verdict: value must be one of "approve", "changes"]
 }

@@ -349,7 +349,7 @@ func TestValidationMessages(t *testing.T) {
 		{"inline schema invalid", `<task name="a" type="atomic">
   <description>d</description><instructions>i</instructions>
   <output_format type="json"><schema>{"type": "thing"}</schema></output_format>
-</task>`, []string{`3:30: invalid JSON Schema in <schema>: /type: got string, want array; /type: value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'`}},
+</task>`, []string{`3:30: invalid JSON Schema in <schema>: /type: unknown type "thing" (want array, boolean, integer, null, number, object or string)`}},
 		{"output format type", `<task name="a" type="atomic">
   <description>d</description><instructions>i</instructions>
   <output_format type="yaml"/>

@@ -6,17 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-
 	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/templates/jsonschema"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -46,63 +41,24 @@ const (
 // directories: NAME.schema.json (SPEC §9.1).
 const SchemaSuffix = ".schema.json"
 
-// schemaURL is the base of the URLs schemas are compiled under. Nothing is
-// ever fetched from it: the compiler refuses every URL it was not given.
-const schemaURL = "evalrun:///schemas/"
-
-// CompileSchema compiles the JSON Schema text (draft 2020-12 unless it says
-// otherwise with $schema) under name and origin. A JSON syntax error is a
-// *JSONError (wrapped), whose Offset locates it in text. References
-// ($ref) may only point inside the schema.
+// CompileSchema compiles the JSON Schema 2020-12 text under name and origin
+// with the package jsonschema. A JSON syntax error is a *JSONError
+// (wrapped), whose Offset locates it in text; problems of the schema are
+// "invalid JSON Schema: POINTER: message; ..." with pointers into the
+// schema. References ($ref) may only point inside the schema.
 func CompileSchema(name, origin, text string) (*Schema, error) {
-	doc, err := decodeJSONAny(text)
+	doc, err := value.ParseJSON(text)
 	if err != nil {
+		if je := jsonSyntaxError(text); je != nil {
+			return nil, fmt.Errorf("invalid JSON: %w", je)
+		}
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	id := name
-	if id == "" {
-		id = "inline"
-	}
-	url := schemaURL + strings.ReplaceAll(id, "[]", "-array") + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, schemaError(err, url)
-	}
-	compiled, err := c.Compile(url)
+	compiled, err := jsonschema.Compile(doc)
 	if err != nil {
-		return nil, schemaError(err, url)
+		return nil, errors.New("invalid JSON Schema: " + err.Error())
 	}
 	return &Schema{Name: name, Origin: origin, Text: text, compiled: compiled}, nil
-}
-
-// schemaError shortens the messages of the compiler: a schema that breaks
-// the meta-schema lists the violations as Validate does, a reference to
-// another document says so, and other messages lose the internal URL of the
-// schema, url.
-func schemaError(err error, url string) error {
-	var sve *jsonschema.SchemaValidationError
-	var ve *jsonschema.ValidationError
-	var le *jsonschema.LoadURLError
-	switch {
-	case errors.As(err, &sve) && errors.As(sve.Err, &ve):
-		return errors.New("invalid JSON Schema: " + strings.Join(violations(ve), "; "))
-	case errors.As(err, &le):
-		return errors.New("invalid JSON Schema: $ref " + strconv.Quote(strings.TrimPrefix(le.URL, schemaURL)) +
-			" points outside the schema, which is not supported")
-	}
-	msg := strings.TrimPrefix(err.Error(), "jsonschema: ")
-	msg = strings.ReplaceAll(msg, url, "")
-	return errors.New("invalid JSON Schema: " + msg)
-}
-
-// noLoader refuses to load any schema by URL, so that a schema can neither
-// read files nor reach the network.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, errors.New("not loaded")
 }
 
 // JSONError is a JSON syntax error at a byte offset of the text.
@@ -117,123 +73,44 @@ type JSONError struct {
 // Error implements error.
 func (e *JSONError) Error() string { return e.Msg }
 
-// decodeJSONAny reads one JSON value the way the schema library expects it
-// (numbers as json.Number). Syntax errors are *JSONError.
-func decodeJSONAny(text string) (any, error) {
+// jsonSyntaxError locates the syntax error of text, which value.ParseJSON
+// refused; nil when encoding/json finds none (a number out of range).
+func jsonSyntaxError(text string) *JSONError {
 	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
 		var se *json.SyntaxError
 		switch {
 		case err == io.EOF || err == io.ErrUnexpectedEOF:
-			return nil, &JSONError{Offset: len(text), Msg: "unexpected end of JSON input"}
+			return &JSONError{Offset: len(text), Msg: "unexpected end of JSON input"}
 		case errors.As(err, &se):
-			return nil, &JSONError{Offset: max(int(se.Offset)-1, 0), Msg: se.Error()}
+			return &JSONError{Offset: max(int(se.Offset)-1, 0), Msg: se.Error()}
 		}
-		return nil, err
+		return &JSONError{Msg: err.Error()}
 	}
 	off := int(dec.InputOffset())
 	if _, err := dec.Token(); err != io.EOF {
 		rest := text[off:]
 		off += len(rest) - len(strings.TrimLeft(rest, " \t\r\n"))
-		return nil, &JSONError{Offset: off, Msg: "invalid character after top-level value"}
+		return &JSONError{Offset: off, Msg: "invalid character after top-level value"}
 	}
-	return doc, nil
+	return nil
 }
 
-var schemaPrinter = message.NewPrinter(language.English)
-
-// Validate checks v against the schema and returns the violations as
-// "JSON-POINTER: message" strings (SPEC §14.8), sorted; nil means v is valid.
-// The pointer of the whole value is "/". v is converted to JSON by the
-// mapping of SPEC §5.6.
+// Validate checks v against the schema and returns every violation as a
+// "JSON-POINTER: message" string (SPEC §14.8), sorted by pointer and then
+// message; nil means v is valid. The pointer of the whole value is "/". v
+// is read with the JSON mapping of SPEC §5.6 (symbols are strings).
 func (s *Schema) Validate(v value.Value) []string {
-	err := s.compiled.Validate(toJSONAny(v))
-	if err == nil {
+	vs := s.compiled.Validate(v)
+	if len(vs) == 0 {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []string{"/: " + err.Error()}
+	out := make([]string, len(vs))
+	for i, x := range vs {
+		out[i] = x.String()
 	}
-	return violations(ve)
-}
-
-// violations lists the leaves of a validation error as "POINTER: message",
-// sorted and without repetitions.
-func violations(ve *jsonschema.ValidationError) []string {
-	var out []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		out = append(out, jsonPointer(e.InstanceLocation)+": "+e.ErrorKind.LocalizedString(schemaPrinter))
-	}
-	walk(ve)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// jsonPointer writes an instance location as a JSON pointer (RFC 6901); the
-// whole value is "/".
-func jsonPointer(loc []string) string {
-	if len(loc) == 0 {
-		return "/"
-	}
-	var b strings.Builder
-	for _, tok := range loc {
-		b.WriteByte('/')
-		tok = strings.ReplaceAll(tok, "~", "~0")
-		b.WriteString(strings.ReplaceAll(tok, "/", "~1"))
-	}
-	return b.String()
-}
-
-// toJSONAny converts a value to the form the schema library validates:
-// map[string]any, []any, string, bool, int64, float64 and nil, following
-// the JSON mapping of SPEC §5.6.
-func toJSONAny(v value.Value) any {
-	switch v := v.(type) {
-	case nil, value.Null:
-		return nil
-	case value.Int:
-		return int64(v)
-	case value.Float:
-		f := float64(v)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil
-		}
-		return f
-	case value.Bool:
-		return bool(v)
-	case value.String:
-		return string(v)
-	case value.Symbol:
-		return string(v)
-	case value.List:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = toJSONAny(e)
-		}
-		return out
-	case *value.Dict:
-		out := make(map[string]any, v.Len())
-		for k, e := range v.All() {
-			out[k] = toJSONAny(e)
-		}
-		return out
-	}
-	// TaskResults, closures and anything else: through their JSON text.
-	doc, err := decodeJSONAny(value.JSON(v))
-	if err != nil {
-		return v.String()
-	}
-	return doc
+	return out
 }
 
 //go:embed builtin/schemas/*.schema.json

@@ -32,34 +32,52 @@ func TestBuiltinSchemas(t *testing.T) {
 		{"AssociativeMatchResult", `{"context_summary": "2 files", "matches": [{"id": "a.go", "relevance_score": 0.5, "content": "x"}]}`, nil},
 		{"AssociativeMatchResult", `{"context_summary": "none", "matches": [], "error": "boom"}`, nil},
 		{"AssociativeMatchResult", `{"matches": [{"id": 3, "relevance_score": 1.5}, {"relevance_score": 0}]}`, []string{
-			"/: missing property 'context_summary'",
+			"/: missing required property 'context_summary'",
 			"/matches/0/id: got number, want string",
-			"/matches/0/relevance_score: maximum: got 1.5, want 1",
-			"/matches/1: missing property 'id'",
+			"/matches/0/relevance_score: 1.5 is more than the maximum 1",
+			"/matches/1: missing required property 'id'",
 		}},
 		{"DevelopmentPlan", `{"instructions": "do it", "files": ["a.go"], "test_command": "go test"}`, nil},
 		{"DevelopmentPlan", `{"instructions": "do it", "files": "a.go"}`, []string{"/files: got string, want array"}},
+		{"DevelopmentPlan", `{"instructions": 1, "files": ["a.go", 2], "test_command": null, "extra": true}`, []string{
+			"/files/1: got number, want string",
+			"/instructions: got number, want string",
+		}},
+		{"DevelopmentPlan", `{}`, []string{"/: missing required property 'files'", "/: missing required property 'instructions'"}},
+		{"DevelopmentPlan", `"do it"`, []string{"/: got string, want object"}},
+		{"AssociativeMatchResult", `{"context_summary": "s", "matches": [{"id": "a", "relevance_score": -0.1, "content": 3}], "error": false}`, []string{
+			"/error: got boolean, want string or null",
+			"/matches/0/content: got number, want string or null",
+			"/matches/0/relevance_score: -0.1 is less than the minimum 0",
+		}},
 		{"FeedbackResult", `{"status": "SUCCESS"}`, nil},
 		{"FeedbackResult", `{"status": "SUCCESS", "next_prompt": null}`, nil},
 		{"FeedbackResult", `{"status": "REVISE", "next_prompt": "try again"}`, nil},
-		{"FeedbackResult", `{"status": "REVISE"}`, []string{"/: missing property 'next_prompt'"}},
+		{"FeedbackResult", `{"status": "REVISE"}`, []string{"/: missing required property 'next_prompt'"}},
 		{"FeedbackResult", `{"status": "REVISE", "next_prompt": null}`, []string{"/next_prompt: got null, want string"}},
-		{"FeedbackResult", `{"status": "MAYBE"}`, []string{"/status: value must be one of 'SUCCESS', 'REVISE', 'ABORT'"}},
+		{"FeedbackResult", `{"status": "MAYBE"}`, []string{"/status: value must be one of \"SUCCESS\", \"REVISE\", \"ABORT\""}},
 		{"CombinedAnalysisResult", `{"verdict": "RETRY", "message": "m", "next_prompt": "p", "next_files": ["x"]}`, nil},
-		{"CombinedAnalysisResult", `{"verdict": "RETRY", "message": "m"}`, []string{"/: missing property 'next_prompt'"}},
-		{"CombinedAnalysisResult", `{"verdict": "FAILURE"}`, []string{"/: missing property 'message'"}},
+		{"CombinedAnalysisResult", `{"verdict": "RETRY", "message": "m"}`, []string{"/: missing required property 'next_prompt'"}},
+		{"CombinedAnalysisResult", `{"verdict": "FAILURE"}`, []string{"/: missing required property 'message'"}},
 		{"StructuredAnalysisResult", `{"success": true, "analysis": "a"}`, nil},
-		{"StructuredAnalysisResult", `{"success": false, "analysis": "a"}`, []string{"/: missing property 'next_input'"}},
+		{"StructuredAnalysisResult", `{"success": false, "analysis": "a"}`, []string{"/: missing required property 'next_input'"}},
 		{"StructuredAnalysisResult", `{"success": false, "analysis": "a", "next_input": "n", "new_files": ["f"]}`, nil},
+		{"StructuredAnalysisResult", `{"success": "no", "analysis": "a", "new_files": "f"}`, []string{
+			"/new_files: got string, want array or null",
+			"/success: got string, want boolean",
+		}},
+		{"StructuredAnalysisResult", `{"success": false, "analysis": "a", "next_input": null}`, []string{"/next_input: got null, want string"}},
+		{"CombinedAnalysisResult", `{"verdict": "RETRY", "message": "m", "next_prompt": "p", "next_files": [1]}`, []string{"/next_files/0: got number, want string"}},
+		{"CombinedAnalysisResult", `{"verdict": "retry", "message": "m"}`, []string{`/verdict: value must be one of "SUCCESS", "RETRY", "FAILURE"`}},
 		{"ControllerAnalysisResult", `{"decision": "STOP_SUCCESS", "analysis": "done"}`, nil},
-		{"ControllerAnalysisResult", `{"decision": "CONTINUE", "analysis": "more"}`, []string{"/: missing property 'next_plan'"}},
+		{"ControllerAnalysisResult", `{"decision": "CONTINUE", "analysis": "more"}`, []string{"/: missing required property 'next_plan'"}},
 		{"ControllerAnalysisResult", `{"decision": "CONTINUE", "analysis": "more", "next_plan": {"instructions": "x", "files": []}}`, nil},
 		{"ControllerAnalysisResult", `{"decision": "STOP_FAILURE", "analysis": "a", "next_plan": null}`, nil},
 		{"ControllerAnalysisResult", `{"decision": "CONTINUE", "analysis": "a", "next_plan": null}`, []string{"/next_plan: got null, want object"}},
-		{"ControllerAnalysisResult", `{"decision": "STOP_SUCCESS", "analysis": "a", "next_plan": "p"}`, []string{"/next_plan: got string, want null or object"}},
+		{"ControllerAnalysisResult", `{"decision": "STOP_SUCCESS", "analysis": "a", "next_plan": "p"}`, []string{"/next_plan: got string, want object or null"}},
 		{"ControllerAnalysisResult", `{"decision": "CONTINUE", "analysis": "more", "next_plan": {"files": [1]}}`, []string{
+			"/next_plan: missing required property 'instructions'",
 			"/next_plan/files/0: got number, want string",
-			"/next_plan: missing property 'instructions'",
 		}},
 	}
 	for _, tt := range tests {
@@ -76,6 +94,54 @@ func TestBuiltinSchemas(t *testing.T) {
 				t.Errorf("Validate (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestSpec20Schemas validates answers against the schemas of the SPEC §20
+// examples: the ReviewResult file of §20.1 and the inline schema of
+// plan/generate in §20.4.
+func TestSpec20Schemas(t *testing.T) {
+	set, diags := Load(LoadOptions{
+		Sources:    Sources{Local: "testdata/spec20"},
+		KnownRoles: func(role string) bool { return role == "reviewer" },
+		NoBuiltin:  true,
+	})
+	if len(diags) > 0 {
+		t.Fatal(diagLines(diags))
+	}
+	tests := []struct {
+		template, doc string
+		want          []string
+	}{
+		{"review/git-diff", `{"verdict": "approve", "issues": []}`, nil},
+		{"review/git-diff", `{"verdict": "changes", "issues": [{"file": "a.go", "line": 3, "comment": "nil map"}]}`, nil},
+		{"review/git-diff", `{"verdict": "maybe"}`, []string{
+			"/: missing required property 'issues'",
+			`/verdict: value must be one of "approve", "changes"`,
+		}},
+		{"review/git-diff", `{"verdict": "changes", "issues": [{"file": "a.go"}, "b.go", {"comment": "c"}]}`, []string{
+			"/issues/0: missing required property 'comment'",
+			"/issues/1: got string, want object",
+			"/issues/2: missing required property 'file'",
+		}},
+		{"review/git-diff", `["approve"]`, []string{"/: got array, want object"}},
+		{"plan/generate", `{"summary": "s", "steps": [{"title": "t"}, {"title": "u"}]}`, nil},
+		{"plan/generate", `{"summary": "s", "steps": [1, 2, 3, 4, 5]}`, nil},
+		{"plan/generate", `{"steps": [1, 2, 3, 4, 5, 6, 7]}`, []string{
+			"/: missing required property 'summary'",
+			"/steps: array has 7 items, more than the maximum 5",
+		}},
+		{"plan/generate", `{"summary": "s", "steps": {"1": "a"}}`, []string{"/steps: got object, want array"}},
+	}
+	for _, tt := range tests {
+		tm, ok := set.Lookup(tt.template)
+		if !ok || tm.OutputFormat == nil || tm.OutputFormat.Compiled == nil {
+			t.Fatalf("%s: no compiled schema", tt.template)
+		}
+		got := tm.OutputFormat.Compiled.Validate(mustJSON(t, tt.doc))
+		if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", tt.template, tt.doc, diff)
+		}
 	}
 }
 
@@ -139,9 +205,9 @@ func TestParseSchemaFileErrors(t *testing.T) {
 		{"{\n  \"type\": \"object\",\n  \"required\": [\"a\",]\n}", "S.schema.json:3:20: invalid JSON: invalid character ']' looking for beginning of value"},
 		{"{\"type\": \"object\"", "S.schema.json:1:18: invalid JSON: unexpected end of JSON input"},
 		{"{} {}", "S.schema.json:1:4: invalid JSON: invalid character after top-level value"},
-		{`{"type": 5}`, "S.schema.json:1:1: invalid JSON Schema: /type: got number, want array; /type: value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'"},
-		{`{"$ref": "other.json"}`, "S.schema.json:1:1: invalid JSON Schema: $ref \"other.json\" points outside the schema, which is not supported"},
-		{`{"$ref": "file:///etc/passwd"}`, "S.schema.json:1:1: invalid JSON Schema: $ref \"file:///etc/passwd\" points outside the schema, which is not supported"},
+		{`{"type": 5}`, "S.schema.json:1:1: invalid JSON Schema: /type: must be a type name or an array of type names, not a number"},
+		{`{"$ref": "other.json"}`, "S.schema.json:1:1: invalid JSON Schema: /$ref: remote $ref is not supported: other.json"},
+		{`{"$ref": "file:///etc/passwd"}`, "S.schema.json:1:1: invalid JSON Schema: /$ref: remote $ref is not supported: file:///etc/passwd"},
 	}
 	for _, tt := range tests {
 		sch, diags := ParseSchemaFile("S.schema.json", []byte(tt.text))
@@ -193,11 +259,11 @@ func TestSchemaValidatePointers(t *testing.T) {
 		"extra", value.Int(1),
 	)
 	want := []string{
-		"/: additional properties 'extra' not allowed",
+		"/: property 'extra' is not allowed",
 		"/a~1b: got string, want integer",
 		"/f: got number, want integer",
-		"/list/1/n: minimum: got -1, want 0",
-		"/sym: value must be 'abc'",
+		"/list/1/n: -1 is less than the minimum 0",
+		`/sym: value must be "abc"`,
 		"/t~0x: got null, want boolean",
 	}
 	if diff := cmp.Diff(want, sch.Validate(bad)); diff != "" {
