@@ -3,6 +3,7 @@ package templates
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -21,14 +22,17 @@ import (
 // A reference is lexed as one token so that a digit segment such as the ".0"
 // of "steps.0" never reads as the float ".0"; it is split at its dots by
 // hand. Filter names use the same token.
-var exprLexer = lexer.MustSimple([]lexer.SimpleRule{
+//
+// The lexer and parser are built on first use, so that programs that render no
+// template pay nothing for them at start-up.
+var exprLexerRules = []lexer.SimpleRule{
 	{Name: "Ref", Pattern: `[A-Za-z_][A-Za-z0-9_-]*(\.([A-Za-z_][A-Za-z0-9_-]*|[0-9]+))*`},
 	{Name: "Float", Pattern: `[-+]?([0-9]+(_[0-9]+)*\.([0-9]+(_[0-9]+)*)?([eE][-+]?[0-9]+(_[0-9]+)*)?|\.[0-9]+(_[0-9]+)*([eE][-+]?[0-9]+(_[0-9]+)*)?|[0-9]+(_[0-9]+)*[eE][-+]?[0-9]+(_[0-9]+)*)`},
 	{Name: "Int", Pattern: `[-+]?[0-9]+(_[0-9]+)*`},
 	{Name: "String", Pattern: `"(\\.|[^"\\])*"`},
 	{Name: "Punct", Pattern: `[|(),]`},
 	{Name: "Space", Pattern: `[ \t\r\n]+`},
-})
+}
 
 type exprAST struct {
 	Ref     refAST       `parser:"@@"`
@@ -56,10 +60,12 @@ type argAST struct {
 	Null  bool    `parser:"| @\"null\""`
 }
 
-var exprParser = participle.MustBuild[exprAST](
-	participle.Lexer(exprLexer),
-	participle.Elide("Space"),
-)
+var exprParser = sync.OnceValue(func() *participle.Parser[exprAST] {
+	return participle.MustBuild[exprAST](
+		participle.Lexer(lexer.MustSimple(exprLexerRules)),
+		participle.Elide("Space"),
+	)
+})
 
 // literal converts a parsed argument into its value. The lexer guarantees the
 // token shapes; an int that does not fit 64 bits or a float out of range is an

@@ -225,7 +225,7 @@ func compilePlaceholder(src string, p, q int) (*placeholder, *PlaceholderError) 
 	if strings.TrimSpace(inner) == "" {
 		return nil, fail(p, "expected a reference")
 	}
-	ast, err := exprParser.ParseString("", inner)
+	ast, err := exprParser().ParseString("", inner)
 	if err != nil {
 		var perr participle.Error
 		off := p + 2
