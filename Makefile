@@ -52,12 +52,12 @@ fuzz:
 		done; \
 	done
 
-## demo: run the example workflows on the built-in offline echo provider.
+## demo: run every example workflow on the built-in offline echo provider:
+## the single-file examples, then the SPEC §20 projects (review, improve,
+## overview, release) with their --set flags, each in a temporary copy
+## (examples/demo.sh).
 demo: build
-	@set -e; for f in examples/*.sexp; do \
-		echo "== evalrun run $$f"; \
-		./$(BIN) run $$f; \
-	done
+	./examples/demo.sh $(BIN)
 
 clean:
 	rm -rf bin

@@ -1,7 +1,6 @@
 package handler
 
 import (
-
 	"github.com/evalrun/evalrun/value"
 )
 

@@ -10,18 +10,25 @@ import (
 type cli struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
-	Run   runCmd   `cmd:"" help:"Evaluate workflow files in order in one global environment and print the value of the last form."`
-	Eval  evalCmd  `cmd:"" help:"Evaluate the forms in EXPR and print the value of the last one."`
-	Check checkCmd `cmd:"" help:"Check workflow files without running them: syntax, special-form shapes, unknown operators and unbound variables."`
-	Fmt   fmtCmd   `cmd:"" help:"Format workflow files (to stdout, or in place with -w)."`
-	Repl  replCmd  `cmd:"" help:"Start an interactive session."`
+	Run       runCmd       `cmd:"" help:"Evaluate workflow files in order in one global environment and print the value of the last form."`
+	Eval      evalCmd      `cmd:"" help:"Evaluate the forms in EXPR and print the value of the last one."`
+	Task      taskCmd      `cmd:"" help:"Run one template by name, alias or type:subtype; --set gives its inputs."`
+	Check     checkCmd     `cmd:"" help:"Check workflow files and templates without running them."`
+	Fmt       fmtCmd       `cmd:"" help:"Format workflow files (to stdout, or in place with -w)."`
+	Repl      replCmd      `cmd:"" help:"Start an interactive session."`
+	Templates templatesCmd `cmd:"" help:"List, show, match and validate templates."`
 }
 
-// evalFlags are the flags shared by run, eval and repl.
+// evalFlags are the flags shared by run, eval, task and repl.
 type evalFlags struct {
-	Set     []string      `name:"set" sep:"none" placeholder:"KEY=VALUE" help:"Bind the global variable KEY; VALUE is read as JSON when it is valid JSON, else taken as a string. Repeatable."`
-	JSON    bool          `name:"json" help:"Print the value as JSON indented by two spaces."`
-	Timeout time.Duration `name:"timeout" placeholder:"D" help:"End the run with an error after the duration D (Go syntax: 90s, 5m)."`
+	Set       []string      `name:"set" sep:"none" placeholder:"KEY=VALUE" help:"Bind the global variable KEY (for task: the input KEY); VALUE is read as JSON when it is valid JSON, else taken as a string. Repeatable."`
+	JSON      bool          `name:"json" help:"Print the value as JSON indented by two spaces."`
+	Timeout   time.Duration `name:"timeout" placeholder:"D" help:"End the run with an error after the duration D (Go syntax: 90s, 5m); default [limits] timeout."`
+	Templates []string      `name:"templates" sep:"none" placeholder:"DIR" help:"Load templates from DIR after the global and local ones (scope dir). Repeatable."`
+	Provider  string        `name:"provider" placeholder:"P" help:"Use the provider P (openai, echo, replay or a configured name) for every call."`
+	Model     string        `name:"model" placeholder:"M" help:"Use the model M for every call."`
+	RunFiles  []string      `name:"files" sep:"none" placeholder:"F" help:"Add the file F to the ambient context of the whole run. Repeatable."`
+	DryRun    bool          `name:"dry-run" help:"Use the echo provider, never run the shell tool, and write every prompt to .evalrun/dry-run/RUN-ID/."`
 }
 
 // runCmd is "evalrun run FILE...".
@@ -36,10 +43,18 @@ type evalCmd struct {
 	Expr      string `arg:"" name:"expr" help:"The program text."`
 }
 
+// taskCmd is "evalrun task NAME [INSTRUCTIONS]".
+type taskCmd struct {
+	evalFlags    `embed:""`
+	Name         string `arg:"" name:"name" help:"Template name, alias or type:subtype."`
+	Instructions string `arg:"" optional:"" name:"instructions" help:"The text of {{instructions}}."`
+}
+
 // checkCmd is "evalrun check FILE...".
 type checkCmd struct {
-	Set   []string `name:"set" sep:"none" placeholder:"KEY=VALUE" help:"Count KEY as a bound global variable (the value is ignored). Repeatable."`
-	Files []string `arg:"" name:"file" sep:"none" help:"Workflow files, checked in order as one program; - reads standard input."`
+	Set       []string `name:"set" sep:"none" placeholder:"KEY=VALUE" help:"Count KEY as a bound global variable (the value is ignored). Repeatable."`
+	Templates []string `name:"templates" sep:"none" placeholder:"DIR" help:"Load templates from DIR after the global and local ones. Repeatable."`
+	Files     []string `arg:"" name:"file" sep:"none" help:"Workflow files, checked in order as one program; - reads standard input."`
 }
 
 // fmtCmd is "evalrun fmt [-w] FILE...".
@@ -53,17 +68,66 @@ type replCmd struct {
 	evalFlags `embed:""`
 }
 
+// templatesCmd is "evalrun templates list|show|match|validate".
+type templatesCmd struct {
+	Templates []string `name:"templates" sep:"none" placeholder:"DIR" help:"Load templates from DIR after the global and local ones. Repeatable."`
+
+	List     templatesListCmd     `cmd:"" help:"List the templates of every scope, shadowed ones included."`
+	Show     templatesShowCmd     `cmd:"" help:"Print a template's XML with its provenance."`
+	Match    templatesMatchCmd    `cmd:"" help:"Match a request against the template descriptions."`
+	Validate templatesValidateCmd `cmd:"" help:"Validate template files."`
+}
+
+type templatesListCmd struct {
+	JSON bool `name:"json" help:"Print a JSON array."`
+}
+
+type templatesShowCmd struct {
+	Name string `arg:"" name:"name" help:"Template name, alias or type:subtype."`
+}
+
+type templatesMatchCmd struct {
+	Text string `arg:"" name:"text" help:"The request."`
+}
+
+type templatesValidateCmd struct {
+	Files []string `arg:"" name:"file" sep:"none" help:"Template files."`
+}
+
 // Run implements "evalrun run".
 func (c *runCmd) Run(a *app) error { return exit(a.runFiles(c.Files, c.evalFlags)) }
 
 // Run implements "evalrun eval".
 func (c *evalCmd) Run(a *app) error { return exit(a.evalExpr(c.Expr, c.evalFlags)) }
 
+// Run implements "evalrun task".
+func (c *taskCmd) Run(a *app) error { return exit(a.task(c.Name, c.Instructions, c.evalFlags)) }
+
 // Run implements "evalrun check".
-func (c *checkCmd) Run(a *app) error { return exit(a.check(c.Files, c.Set)) }
+func (c *checkCmd) Run(a *app) error { return exit(a.check(c.Files, c.Set, c.Templates)) }
 
 // Run implements "evalrun fmt".
 func (c *fmtCmd) Run(a *app) error { return exit(a.format(c.Files, c.Write)) }
 
 // Run implements "evalrun repl".
 func (c *replCmd) Run(a *app) error { return exit(a.repl(c.evalFlags)) }
+
+// Run implements "evalrun templates list".
+func (c *templatesListCmd) Run(a *app, t *templatesCmd) error {
+	return exit(a.templatesList(t.Templates, c.JSON))
+}
+
+// Run implements "evalrun templates show".
+func (c *templatesShowCmd) Run(a *app, t *templatesCmd) error {
+	return exit(a.templatesShow(t.Templates, c.Name))
+}
+
+// Run implements "evalrun templates match".
+func (c *templatesMatchCmd) Run(a *app, t *templatesCmd) error {
+	return exit(a.templatesMatch(t.Templates, c.Text))
+}
+
+// Run implements "evalrun templates validate".
+func (c *templatesValidateCmd) Run(a *app, t *templatesCmd) error {
+	return exit(a.templatesValidate(t.Templates, c.Files))
+}

@@ -4,48 +4,112 @@
 //
 //	evalrun run [flags] FILE...     evaluate files in order in one global environment
 //	evalrun eval [flags] EXPR       evaluate the forms in EXPR (source name <eval>)
-//	evalrun check [--set K=V]... FILE...
+//	evalrun task [flags] NAME [INSTRUCTIONS]
+//	                                run one template; --set gives its inputs
+//	evalrun check [--set K=V]... [--templates DIR]... FILE...
 //	                                static checks without evaluating anything
+//	evalrun templates [--templates DIR]... list [--json] | show NAME | match TEXT | validate FILE...
 //	evalrun fmt [-w] FILE...        format source text
 //	evalrun repl [flags]            interactive session
 //	evalrun --version | --help
 //
-// run, eval and repl accept:
+// run, eval, task and repl accept:
 //
-//	--set KEY=VALUE   bind the global variable KEY (repeatable). VALUE is read
-//	                  as JSON when the whole text is valid JSON (surrounding
-//	                  white space allowed), else taken as a string: n=3 gives
-//	                  3, id=007 gives "007", a=b=c gives "b=c". KEY must be a
-//	                  symbol that is not a keyword.
+//	--set KEY=VALUE   bind the global variable KEY (for task: the input KEY;
+//	                  files, context and history_config are its reserved
+//	                  arguments); repeatable. VALUE is read as JSON when the
+//	                  whole text is valid JSON (surrounding white space
+//	                  allowed), else taken as a string: n=3 gives 3, id=007
+//	                  gives "007", a=b=c gives "b=c". KEY must be a symbol
+//	                  that is not a keyword.
 //	--json            print the final value as JSON indented by two spaces
 //	--timeout D       end the run with "timeout exceeded (D)" after the Go
-//	                  duration D (90s, 5m); in the REPL it applies to each input
+//	                  duration D (90s, 5m); in the REPL it applies to each
+//	                  input; default [limits] timeout
+//	--templates DIR   load templates from DIR (scope dir, after the global
+//	                  and local scopes); repeatable
+//	--provider P      the provider of every call: openai, echo, replay or a
+//	                  configured [providers.P]
+//	--model M         the model of every call
+//	--files F         a file in the ambient context of the whole run
+//	                  (repeatable; may lie outside the project)
+//	--dry-run         the echo provider answers, the shell tool never runs,
+//	                  and every prompt is written to
+//	                  .evalrun/dry-run/RUN-ID/NNN-NAME.md
+//
+// # Templates, configuration and providers
+//
+// The project root is the nearest ancestor of the working directory that
+// holds .evalrun/ or .git. Templates are loaded from the built-in set, the
+// global directory ($EVALRUN_HOME/templates, else
+// ~/.config/evalrun/templates), the local .evalrun/templates under the
+// project root and each --templates DIR, in that order; a template of a later
+// scope replaces one of the same name with a warning on stderr. A template
+// that does not validate prints its errors and ends run, eval, task, check
+// and templates with exit code 3. Before evaluation, run and eval print
+// "template NAME: SCOPE PATH:LINE" for every global, local or dir template
+// the program names; a template first reached through a computed name gets
+// the line just before its first model call.
+//
+// The configuration is the global $EVALRUN_HOME/config.toml (else
+// ~/.config/evalrun/config.toml) merged with the local .evalrun/config.toml,
+// the local value winning key by key (package config). An error prints as
+// "FILE:LINE:COL: MESSAGE" with the line and a caret, and exits 2.
+//
+// The provider of a call is --provider, else the template's, else
+// default_provider, else openai when OPENAI_API_KEY is set, else the echo
+// provider, announced once before the first model call by
+// "notice: no LLM provider configured and OPENAI_API_KEY is unset; using the
+// echo provider". A provider chosen for the whole run that lacks its API key
+// is a configuration error (exit 2).
 //
 // # run and eval
 //
 // FILE "-" reads standard input, named <stdin> in positions. Every file is
 // read and parsed before anything runs, so a syntax error in any file runs
 // nothing. The value of the last form is printed on stdout with the canonical
-// printer (or as JSON); errors, warnings and log-message lines go to stderr.
-// A syntax or evaluation error is shown in three lines, position and message,
-// the source line and a caret, followed for evaluation errors by up to ten
-// "  called from FILE:LINE:COL" lines. When the final value is a FAILED
-// TaskResult it is printed and stderr adds
-// "evalrun: final value is a FAILED TaskResult: MESSAGE".
+// printer (or as JSON); errors, warnings, notices, provenance lines and
+// log-message lines go to stderr. A syntax or evaluation error is shown in
+// three lines, position and message, the source line and a caret, followed
+// for evaluation errors by up to ten "  called from FILE:LINE:COL" lines.
+// When the final value is a FAILED TaskResult it is printed and stderr adds
+// "evalrun: final value is a FAILED TaskResult: MESSAGE". A dry run ends
+// stderr with "dry run: N prompts written to .evalrun/dry-run/RUN-ID/".
 //
 // SIGINT or SIGTERM cancels the run: stderr shows "evalrun: interrupted" and
 // the exit code is 130. A second signal exits at once.
 //
+// # task
+//
+// task runs one template found by name, alias or type:subtype, with the
+// --set values as its inputs and INSTRUCTIONS as {{instructions}}. stdout
+// gets the content (--json: the TaskResult). An unknown name exits 2 with up
+// to three suggestions; a FAILED result exits 1.
+//
 // # check
 //
-// check reads the files in order as one program (so a file of definitions
-// may precede the workflow that uses them) and reports, without running
-// anything, syntax errors, malformed special forms, primitives called with
-// the wrong number of arguments, operators that resolve to nothing and
-// unbound variables, as "FILE:LINE:COL: error: MESSAGE" with the source line
-// and a caret; bindings whose names are hidden in operator position by a
-// special form, primitive, template or tool are warnings. A file without
+// check reads the configuration, loads and validates the templates, and
+// reads the files in order as one program (so a file of definitions may
+// precede the workflow that uses them). It reports, without running
+// anything, template validation errors, syntax errors, malformed special
+// forms, primitives called with the wrong number of arguments, operators
+// that resolve to nothing, unbound variables and template calls with
+// unknown or missing inputs, as "FILE:LINE:COL: error: MESSAGE" with the
+// source line and a caret; bindings whose names are hidden in operator
+// position by a special form, primitive, template or tool, and templates
+// hidden by a special form, primitive or tool, are warnings. A file without
 // errors prints "FILE: ok" on stdout. --set names count as bound globals.
+//
+// # templates
+//
+// list prints one group per template directory in scope order (built-in
+// first), one line per template with name, alias, description and file,
+// marking templates a later scope shadows; --json prints an array of
+// {name, alias, type, subtype, description, scope, path, line,
+// shadowed_by}. show prints "<!-- SCOPE PATH:LINE -->" and the template's
+// XML (an unknown name exits 2 with suggestions). match prints the table
+// SCORE NAME SCOPE (exit 1 when nothing matches). validate prints "FILE: ok"
+// or the diagnostics of each file (exit 3 on errors).
 //
 // # fmt
 //
@@ -65,9 +129,11 @@
 // # Exit codes
 //
 //	0    success
-//	1    evaluation error (limits included), or a FAILED TaskResult as the final value
-//	2    usage or configuration error (bad flag, malformed --set, unreadable file)
-//	3    syntax error (check: any error)
+//	1    evaluation error (limits included), a FAILED TaskResult as the final
+//	     value or task result, or (templates match) nothing matched
+//	2    usage or configuration error (bad flag, malformed --set, unreadable
+//	     file, invalid configuration, unknown provider or template name)
+//	3    syntax error or template validation error (check: any error)
 //	130  interrupted
 //
 // Set EVALRUN_DEBUG=1 to get a Go stack trace with internal errors.

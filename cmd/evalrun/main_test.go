@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ func TestScripts(t *testing.T) {
 			"setmtime":   cmdSetmtime,
 			"checkmtime": cmdCheckmtime,
 			"checkperm":  cmdCheckperm,
+			"globcp":     cmdGlobcp,
 		},
 		RequireExplicitExec: true,
 	})
@@ -94,4 +96,21 @@ func cmdCheckperm(ts *testscript.TestScript, neg bool, args []string) {
 	if got := info.Mode().Perm(); got != os.FileMode(want) {
 		ts.Fatalf("%s: mode %v, want %v", args[0], got, os.FileMode(want))
 	}
+}
+
+// cmdGlobcp is "globcp PATTERN DEST": it copies the one file matching the
+// glob PATTERN to DEST, and fails unless exactly one file matches. Dry-run
+// prompt files live in a directory named by a random run id.
+func cmdGlobcp(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: globcp pattern dest")
+	}
+	matches, err := filepath.Glob(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if len(matches) != 1 {
+		ts.Fatalf("%s matches %d files, want 1: %v", args[0], len(matches), matches)
+	}
+	data, err := os.ReadFile(matches[0])
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), data, 0o644))
 }

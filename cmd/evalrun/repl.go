@@ -60,14 +60,15 @@ func (a *app) repl(flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
-	in, tasks, code := a.newInterpreter(sets, flags)
+	r, code := a.newRunner(flags, "")
 	if code != exitOK {
 		return code
 	}
+	defer r.finish()
 	s := &replSession{
 		a:           a,
-		in:          in,
-		tasks:       tasks,
+		in:          r.interpreter(sets),
+		tasks:       r.tasks.TaskSystem,
 		sets:        sets,
 		json:        flags.JSON,
 		interactive: isTerminal(a.stdin),
@@ -79,9 +80,9 @@ func (a *app) repl(flags evalFlags) int {
 	return s.loop(readLines(a.stdin, done))
 }
 
-// isTerminal reports whether r is a terminal: a character device other than
-// the null device.
-func isTerminal(r io.Reader) bool {
+// isTerminal reports whether r (a reader or writer) is a terminal: a
+// character device other than the null device.
+func isTerminal(r any) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return false

@@ -97,7 +97,7 @@ func (a *app) evalExpr(text string, flags evalFlags) int {
 	return a.evaluate([]*sexp.Source{sexp.NewSource("<eval>", text)}, sets, flags)
 }
 
-// evalSetup checks the flags shared by run, eval and repl.
+// evalSetup checks the flags shared by run, eval, task and repl.
 func (a *app) evalSetup(flags evalFlags) ([]setting, int) {
 	if flags.Timeout < 0 {
 		a.errorf("invalid --timeout %s: the duration must not be negative", flags.Timeout)
@@ -111,28 +111,6 @@ func (a *app) evalSetup(flags evalFlags) ([]setting, int) {
 	return sets, exitOK
 }
 
-// newInterpreter builds the interpreter of one run: the task system, the
-// limits and the --set bindings.
-func (a *app) newInterpreter(sets []setting, flags evalFlags) (*evaluator.Interpreter, *evaluator.TaskSystem, int) {
-	tasks, err := newTasks(a.taskOptions())
-	if err != nil {
-		a.errorf("%v", err)
-		return nil, nil, exitUsage
-	}
-	in := evaluator.New(evaluator.Options{
-		Tasks:  tasks,
-		Limits: evaluator.Limits{Timeout: flags.Timeout},
-		Stderr: a.stderr,
-	})
-	defineSets(in, sets)
-	return in, tasks, exitOK
-}
-
-// taskOptions returns the options of newTasks for this invocation.
-func (a *app) taskOptions() taskOptions {
-	return taskOptions{Stderr: a.stderr, Getenv: a.getenv}
-}
-
 // defineSets binds the --set values in the interpreter's global frame.
 func defineSets(in *evaluator.Interpreter, sets []setting) {
 	for _, s := range sets {
@@ -141,7 +119,9 @@ func defineSets(in *evaluator.Interpreter, sets []setting) {
 }
 
 // evaluate compiles the sources as one program and runs it, printing the
-// final value or the error.
+// final value or the error. Before evaluation the provenance line of every
+// global, local or dir template the program names statically is printed
+// (SPEC §10.3); a dry run ends stderr with its summary (SPEC §17.7).
 func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags) int {
 	sig := notifySignals(a.stderr)
 	defer sig.stop()
@@ -153,10 +133,15 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags) int
 	if err != nil {
 		return a.reportError(err)
 	}
-	in, _, code := a.newInterpreter(sets, flags)
+	r, code := a.newRunner(flags, "")
 	if code != exitOK {
 		return code
 	}
+	defer r.finish()
+	for _, t := range staticTemplates(forms, r.tasks.Registry.Lookup) {
+		r.prov.reached(t)
+	}
+	in := r.interpreter(sets)
 	if sig.pending() {
 		sig.interrupted()
 		return exitInterrupted

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/handler/tokens"
+)
+
+// newRunID returns a run id of SPEC §16.1: the start time and four random
+// hex digits, 20250106-140300-a1b2.
+func newRunID(start time.Time) string {
+	var b [2]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		b = [2]byte{byte(start.Nanosecond() >> 8), byte(start.Nanosecond())}
+	}
+	return start.Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// dryRun writes every prompt a run would send into
+// .evalrun/dry-run/RUN-ID/NNN-NAME.md (SPEC §17.7). It is the capture side
+// of the watched providers: each model call is recorded before the echo
+// provider answers it. It is safe for concurrent use; prompts are numbered
+// in the order the calls arrive.
+type dryRun struct {
+	// dir is the absolute directory of the run's prompts, shown is it as
+	// printed (relative to the working directory, with a final '/').
+	dir, shown string
+	counter    tokens.Counter
+
+	mu sync.Mutex
+	n  int
+}
+
+func newDryRun(root, runID string, display func(string) string) *dryRun {
+	dir := filepath.Join(root, ".evalrun", "dry-run", runID)
+	return &dryRun{dir: dir, shown: display(dir) + "/", counter: tokens.O200k()}
+}
+
+// unsafeName matches the characters replaced by '_' in prompt file names.
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+
+// record writes one request of the call to a new prompt file.
+func (d *dryRun) record(call *callInfo, provider string, req *handler.Request) error {
+	text := d.render(call, provider, req)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.n == 0 {
+		if err := os.MkdirAll(d.dir, 0o755); err != nil {
+			return err
+		}
+	}
+	d.n++
+	name := "task"
+	if call != nil && call.template != nil {
+		name = call.template.Name
+	}
+	file := fmt.Sprintf("%03d-%s.md", d.n, unsafeName.ReplaceAllString(name, "_"))
+	return os.WriteFile(filepath.Join(d.dir, file), []byte(text), 0o644)
+}
+
+// render is the text of a prompt file: a header with the template, its
+// scope and path, the provider, the model and the token count of the
+// request (SPEC §14.2), then a "## system" section and one section per
+// message ("## user", and "## assistant" and "## tool" for earlier turns
+// and session history).
+func (d *dryRun) render(call *callInfo, provider string, req *handler.Request) string {
+	var b strings.Builder
+	name, source := "(unknown)", ""
+	if call != nil && call.template != nil {
+		name, source = call.template.Name, call.template.Source()
+	}
+	fmt.Fprintf(&b, "# %s\n\n", name)
+	fmt.Fprintf(&b, "- template: %s\n", name)
+	if source != "" {
+		fmt.Fprintf(&b, "- source: %s\n", source)
+	}
+	fmt.Fprintf(&b, "- provider: %s\n", provider)
+	fmt.Fprintf(&b, "- model: %s\n", req.Model)
+	fmt.Fprintf(&b, "- tokens: %d\n", d.tokens(req))
+	if req.Temperature != nil {
+		fmt.Fprintf(&b, "- temperature: %s\n", strconv.FormatFloat(*req.Temperature, 'g', -1, 64))
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		if rf.Name != "" {
+			fmt.Fprintf(&b, "- response_format: %s (%s)\n", rf.Type, rf.Name)
+		} else {
+			fmt.Fprintf(&b, "- response_format: %s\n", rf.Type)
+		}
+	}
+	if len(req.Tools) > 0 {
+		names := make([]string, len(req.Tools))
+		for i, t := range req.Tools {
+			names[i] = t.Name
+		}
+		fmt.Fprintf(&b, "- tools: %s\n", strings.Join(names, ", "))
+	}
+	section := func(title, text string) {
+		fmt.Fprintf(&b, "\n## %s\n\n%s", title, text)
+		if !strings.HasSuffix(text, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	section("system", req.System)
+	for _, m := range req.Messages {
+		title := m.Role
+		if m.Role == handler.RoleTool && m.ToolCallID != "" {
+			title += " (" + m.ToolCallID + ")"
+		}
+		text := m.Content
+		for _, c := range m.ToolCalls {
+			text += fmt.Sprintf("\n[tool call %s: %s %s]", c.ID, c.Name, c.Arguments)
+		}
+		section(title, text)
+	}
+	return b.String()
+}
+
+// tokens counts the request as a session does before a call (SPEC §14.2):
+// every message's content plus 4, the system prompt included, the tool
+// definitions as compact JSON, and 3 for the reply.
+func (d *dryRun) tokens(req *handler.Request) int {
+	n := d.counter.Count(req.System) + tokens.PerMessage + tokens.ReplyPriming
+	if len(req.Tools) > 0 {
+		type def struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		}
+		defs := make([]def, len(req.Tools))
+		for i, t := range req.Tools {
+			defs[i] = def{t.Name, t.Description, t.Parameters}
+		}
+		if data, err := json.Marshal(defs); err == nil {
+			n += d.counter.Count(string(data))
+		}
+	}
+	for _, m := range req.Messages {
+		n += d.counter.Count(m.Content) + tokens.PerMessage
+		for _, c := range m.ToolCalls {
+			n += d.counter.Count(c.Name) + d.counter.Count(c.Arguments)
+		}
+	}
+	return n
+}
+
+// summary is the last line of a dry run's stderr (SPEC §17.7).
+func (d *dryRun) summary() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.n == 0 {
+		return "dry run: no prompts written"
+	}
+	noun := "prompts"
+	if d.n == 1 {
+		noun = "prompt"
+	}
+	return fmt.Sprintf("dry run: %d %s written to %s", d.n, noun, d.shown)
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// exampleEnv is the environment of an example run: a home directory
+// without configuration and no API key.
+func exampleEnv(t *testing.T) func(string) string {
+	home := t.TempDir()
+	return func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+}
+
+// copyDir copies the directory tree src into dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExamplesCheck: every example workflow of examples/ passes evalrun
+// check with its project's templates and configuration (SPEC §20).
+func TestExamplesCheck(t *testing.T) {
+	root, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ dir, file string }{
+		{"review", "review.sexp"},
+		{"improve", "improve.sexp"},
+		{"overview", "overview.sexp"},
+		{"release", "release.sexp"},
+		{".", "greet.sexp"},
+		{".", "fanout.sexp"},
+		{".", "refine.sexp"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			t.Chdir(filepath.Join(root, tc.dir))
+			var stdout, stderr bytes.Buffer
+			a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: exampleEnv(t)}
+			// The global variables the examples take with --set.
+			code := a.main([]string{"check", "--set", "focus=x", "--set", "goal=x", "--set", "topic=x", tc.file})
+			if code != exitOK || stdout.String() != tc.file+": ok\n" || stderr.Len() > 0 {
+				t.Errorf("check %s: exit %d\nstdout:\n%s\nstderr:\n%s", tc.file, code, &stdout, &stderr)
+			}
+		})
+	}
+}
+
+// TestExamplesRun runs the improve and overview examples on the echo
+// provider in temporary copies, as make demo does.
+func TestExamplesRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the examples")
+	}
+	root, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dir  string
+		args []string
+		want string // prefix of stdout
+		log  string // a line of stderr
+	}{
+		{"improve", []string{"run", "improve.sexp", "--set", "goal=A Getting started section"},
+			`#<TaskResult COMPLETE "Write the section. Follow this plan exactly: Goal: A Getting`, "log: round 4 of 4 score 0"},
+		{"overview", []string{"run", "overview.sexp", "--set", "topic=HTTP retries and backoff"},
+			`#<TaskResult COMPLETE "Write a one-page overview of \"HTTP retries and backoff\"`, "of 5 files summarised"},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			dir := t.TempDir()
+			copyDir(t, filepath.Join(root, tc.dir), dir)
+			t.Chdir(dir)
+			var stdout, stderr bytes.Buffer
+			a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: exampleEnv(t)}
+			code := a.main(tc.args)
+			if code != exitOK || !strings.HasPrefix(stdout.String(), tc.want) || !strings.Contains(stderr.String(), tc.log) {
+				t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", tc.args, code, &stdout, &stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+
+	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/memory"
+	"github.com/evalrun/evalrun/tasksystem"
+	"github.com/evalrun/evalrun/value"
+)
+
+// memoryLink connects the run's memory system (SPEC §15) to its three
+// users: get-context in workflows (evaluator.TaskSystem.Context), the
+// executor's fresh context and description sources (tasksystem.Memory) and
+// the system_get_context tool (handler.ContextRetriever). The index is
+// opened, and refreshed, by the first lookup only.
+type memoryLink struct {
+	mem *memory.Memory
+}
+
+// newMemoryLink returns the memory of the project at root. The llm
+// strategies run the built-in associative-matching templates through run,
+// which must not take a slot of the run's concurrency semaphore.
+func newMemoryLink(root string, poolSize int, run func(ctx context.Context, name string, inputs *value.Dict) *value.TaskResult) *memoryLink {
+	return &memoryLink{mem: memory.New(root, memory.RunnerFunc(run), poolSize)}
+}
+
+// getContext implements evaluator.ContextFunc.
+func (m *memoryLink) getContext(ctx context.Context, q evaluator.ContextQuery) *value.Dict {
+	return m.mem.GetRelevantContextFor(ctx, memory.Query{
+		Query:               q.Query,
+		TemplateDescription: q.TemplateDescription,
+		Inputs:              q.Inputs,
+		Strategy:            q.Strategy,
+		TopK:                q.TopK,
+	}).Value()
+}
+
+// Lookup implements tasksystem.Memory.
+func (m *memoryLink) Lookup(ctx context.Context, q tasksystem.MemoryQuery) (tasksystem.MemoryResult, error) {
+	r, err := m.mem.Lookup(ctx, memory.Query{Query: q.Query, Strategy: q.Strategy, TopK: q.TopK})
+	if err != nil {
+		return tasksystem.MemoryResult{}, err
+	}
+	out := tasksystem.MemoryResult{Summary: r.ContextSummary, Error: r.Error}
+	for _, x := range r.Matches {
+		out.Matches = append(out.Matches, tasksystem.MemoryMatch(x))
+	}
+	return out, nil
+}
+
+// retriever is the memory as system_get_context sees it.
+type retriever struct{ m *memoryLink }
+
+// ContextTool implements handler.ContextRetriever.
+func (r retriever) ContextTool(ctx context.Context, query string, topK int) *value.TaskResult {
+	return r.m.mem.GetRelevantContextFor(ctx, memory.Query{Query: query, TopK: topK}).ToolResult()
+}
+
+// close releases the index.
+func (m *memoryLink) close() { m.mem.Close() }

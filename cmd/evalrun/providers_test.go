@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/evalrun/evalrun/config"
+	"github.com/evalrun/evalrun/handler"
+)
+
+func TestNewProvider(t *testing.T) {
+	ps := &providers{opts: handler.RunOptions{Root: t.TempDir(), Getenv: func(string) string { return "" }}}
+	for _, tc := range []struct {
+		name string
+		cfg  config.Provider
+		want string // the provider's name, or the error
+	}{
+		{"echo", config.Provider{}, "echo"},
+		{"openai", config.Provider{}, "openai"},
+		{"replay", config.Provider{}, "replay"},
+		{"quiet", config.Provider{Type: "echo"}, "quiet"},
+		{"local-llm", config.Provider{Type: "openai", BaseURL: "http://127.0.0.1:9/v1"}, "local-llm"},
+		{"other", config.Provider{Type: "anthropic"}, "error: provider type anthropic is not available yet"},
+	} {
+		p, err := ps.newProvider(tc.name, tc.cfg)
+		got := ""
+		if err != nil {
+			got = "error: " + err.Error()
+		} else {
+			got = p.Name()
+		}
+		if got != tc.want {
+			t.Errorf("newProvider(%q, %+v) = %s, want %s", tc.name, tc.cfg, got, tc.want)
+		}
+	}
+}
+
+// TestImplicitOpenAI: with OPENAI_API_KEY set and no provider configured,
+// calls go to the openai provider at $OPENAI_BASE_URL, without the echo
+// notice (SPEC §14.5).
+func TestImplicitOpenAI(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path != "/chat/completions" || r.Header.Get("Authorization") != "Bearer k" || !bytes.Contains(body, []byte(`"model":"gpt-4o-mini"`)) {
+			t.Errorf("request %s %s %q", r.URL.Path, r.Header.Get("Authorization"), body)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"from the server"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}}`)
+	}))
+	defer srv.Close()
+	t.Chdir(t.TempDir())
+	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL, "HOME": t.TempDir()}
+	var stdout, stderr bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return env[k] }}
+	code := a.main([]string{"eval", `(defatom hi (instructions "Hi")) (define r (hi)) (list (get-field r "content") (get (get-field r "notes") "provider"))`})
+	if code != exitOK || stdout.String() != "(\"from the server\" \"openai\")\n" || stderr.Len() != 0 {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("%d calls, want 1", calls.Load())
+	}
+	// --dry-run never calls the server.
+	stdout.Reset()
+	stderr.Reset()
+	code = a.main([]string{"eval", "--dry-run", `(defatom hi (instructions "Hi")) (get-field (hi) "content")`})
+	if code != exitOK || stdout.String() != "\"Hi\"\n" || calls.Load() != 1 {
+		t.Errorf("dry run: exit %d, %d calls\nstdout:\n%s\nstderr:\n%s", code, calls.Load(), &stdout, &stderr)
+	}
+}

@@ -1,0 +1,230 @@
+// Package config reads evalrun's configuration (SPEC §18): two TOML files,
+// the global $EVALRUN_HOME/config.toml (else ~/.config/evalrun/config.toml)
+// and the local .evalrun/config.toml under the project root, merged field by
+// field with the local value winning and lists replaced whole.
+//
+// Every problem is an *Error positioned in its file: a TOML syntax error, an
+// unknown key (with a hint when a known key is within edit distance 2), a
+// value of the wrong type, and a value out of range or otherwise invalid (an
+// unknown provider type, a duration that does not parse, a
+// default_provider that names no provider). Errors print as
+// "FILE:LINE:COL: MESSAGE" naming the key; the CLI exits with code 2.
+//
+// The files are decoded with github.com/pelletier/go-toml/v2 (a Decoder with
+// DisallowUnknownFields, whose DecodeError and StrictMissingError carry the
+// line and column); the positions of keys whose values fail the checks
+// after decoding come from one pass of go-toml's unstable parser over the
+// same text.
+//
+//	cfg, err := config.Load(config.GlobalPath(os.Getenv), config.LocalPath(root))
+//	if err != nil {
+//		for _, e := range config.Errors(err) {
+//			os.Stderr.WriteString(e.Display()) // FILE:LINE:COL: MESSAGE, line, caret
+//		}
+//		os.Exit(2)
+//	}
+//	fmt.Println(cfg.Limits.MaxTurns) // 10 unless configured
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+)
+
+// The defaults of SPEC §18.
+const (
+	DefaultMaxTurns        = 10
+	DefaultContextFraction = 0.8
+	DefaultConcurrency     = 8
+	DefaultRecursionDepth  = 10_000
+	DefaultMaxStringBytes  = 64 << 20
+	DefaultLLMAttempts     = 3
+	DefaultFreshTopK       = 5
+	DefaultSubsetK         = 5
+)
+
+// The provider types (SPEC §14.5, §18).
+const (
+	TypeOpenAI = "openai"
+	TypeEcho   = "echo"
+	TypeReplay = "replay"
+)
+
+// FileName is the name of both configuration files.
+const FileName = "config.toml"
+
+// Config is the merged configuration of a run. The zero value is not useful;
+// Default returns the configuration without any file.
+type Config struct {
+	// DefaultProvider names the provider of calls that neither the run
+	// (--provider) nor the template chooses; "" means the implicit choice
+	// of SPEC §14.5.
+	DefaultProvider string
+	// Providers are the [providers.NAME] sections by name.
+	Providers map[string]Provider
+	Limits    Limits
+	Context   Context
+	Tools     Tools
+	// Roles maps a role name to its system prompt ([roles.NAME] system).
+	Roles map[string]string
+	// Files lists the configuration files that were read, in merge order.
+	Files []string
+}
+
+// Provider is one [providers.NAME] section. Zero values mean "not set".
+type Provider struct {
+	// Type is openai, echo or replay. It is "" only for the names openai,
+	// echo and replay, which are their own type.
+	Type          string
+	BaseURL       string
+	APIKeyEnv     string
+	Model         string
+	ContextWindow int
+	Timeout       time.Duration
+	// Temperature, when set, is sent even when it is 0.
+	Temperature *float64
+	Cassette    string
+}
+
+// EffectiveType returns the provider's type: Type, or the name itself for
+// the built-in names openai, echo and replay.
+func (p Provider) EffectiveType(name string) string {
+	if p.Type != "" {
+		return p.Type
+	}
+	if IsBuiltinProvider(name) {
+		return name
+	}
+	return ""
+}
+
+// Limits is the [limits] section with its defaults filled in.
+type Limits struct {
+	MaxTurns        int
+	ContextFraction float64
+	Concurrency     int
+	RecursionDepth  int
+	// Timeout is the run's timeout; 0 means none.
+	Timeout time.Duration
+	// MaxSteps is the evaluation step limit; 0 means unlimited.
+	MaxSteps       int64
+	MaxStringBytes int
+	LLMAttempts    int
+}
+
+// Context is the [context] section with its defaults filled in.
+type Context struct {
+	FreshTopK int
+	SubsetK   int
+}
+
+// Tools is the [tools] section.
+type Tools struct {
+	// ShellAllow lists the programs system_execute_shell_command may start;
+	// "*" allows any; empty disables the tool.
+	ShellAllow []string
+}
+
+// Default returns the configuration used when no file sets anything.
+func Default() *Config {
+	return &Config{
+		Providers: map[string]Provider{},
+		Roles:     map[string]string{},
+		Limits: Limits{
+			MaxTurns:        DefaultMaxTurns,
+			ContextFraction: DefaultContextFraction,
+			Concurrency:     DefaultConcurrency,
+			RecursionDepth:  DefaultRecursionDepth,
+			MaxStringBytes:  DefaultMaxStringBytes,
+			LLMAttempts:     DefaultLLMAttempts,
+		},
+		Context: Context{FreshTopK: DefaultFreshTopK, SubsetK: DefaultSubsetK},
+	}
+}
+
+// IsBuiltinProvider reports whether name is one of the provider names that
+// exist without configuration: openai, echo and replay (SPEC §14.5).
+func IsBuiltinProvider(name string) bool {
+	switch name {
+	case TypeOpenAI, TypeEcho, TypeReplay:
+		return true
+	}
+	return false
+}
+
+// HasProvider reports whether name is a configured provider or one of the
+// built-in names.
+func (c *Config) HasProvider(name string) bool {
+	_, ok := c.Providers[name]
+	return ok || IsBuiltinProvider(name)
+}
+
+// Provider returns the section of the provider called name; the built-in
+// names without a section give a zero Provider. ok is false for an unknown
+// name.
+func (c *Config) Provider(name string) (p Provider, ok bool) {
+	p, ok = c.Providers[name]
+	if !ok && IsBuiltinProvider(name) {
+		return Provider{}, true
+	}
+	return p, ok
+}
+
+// ProviderNames returns the configured provider names and the built-in
+// ones, sorted.
+func (c *Config) ProviderNames() []string {
+	names := []string{TypeEcho, TypeOpenAI, TypeReplay}
+	for n := range c.Providers {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// HasRole reports whether [roles.NAME] is configured.
+func (c *Config) HasRole(name string) bool {
+	_, ok := c.Roles[name]
+	return ok
+}
+
+// GlobalDir returns the global configuration directory (SPEC §17.8, §18):
+// $EVALRUN_HOME when set, else ~/.config/evalrun, else "" when neither is
+// known. getenv nil means os.Getenv; the home directory comes from HOME
+// through os.UserHomeDir when getenv is os.Getenv, else from getenv("HOME").
+func GlobalDir(getenv func(string) string) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if h := getenv("EVALRUN_HOME"); h != "" {
+		return h
+	}
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil || home == "" {
+			return ""
+		}
+	}
+	return filepath.Join(home, ".config", "evalrun")
+}
+
+// GlobalPath returns the path of the global configuration file, or "" when
+// no global directory is known.
+func GlobalPath(getenv func(string) string) string {
+	dir := GlobalDir(getenv)
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, FileName)
+}
+
+// LocalPath returns the path of the local configuration file under the
+// project root: ROOT/.evalrun/config.toml.
+func LocalPath(root string) string {
+	return filepath.Join(root, ".evalrun", FileName)
+}

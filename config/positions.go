@@ -1,0 +1,83 @@
+package config
+
+import (
+	"slices"
+
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// parser walks a TOML document with go-toml's unstable parser to find the
+// byte offsets of its keys and values, which go-toml's decoder does not
+// report for values that decode well but fail evalrun's checks.
+type parser struct {
+	p unstable.Parser
+}
+
+func (p *parser) reset(data []byte) { p.p.Reset(data) }
+
+// walk calls fn for every table header and every key/value pair (inline
+// tables included) with the full key path and the offset of the value, or
+// of the key when the value has no recorded place (arrays, tables). It stops
+// at the first syntax error, which the decoder has already reported.
+func (p *parser) walk(fn func(path []string, off int)) {
+	var table []string
+	for p.p.NextExpression() {
+		e := p.p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			keys, offs := p.keys(e)
+			table = keys
+			// Each prefix of the header is placed at its last part, so
+			// that [providers.local-llm] is found at local-llm.
+			for i := len(keys); i > 0; i-- {
+				if offs[i-1] >= 0 {
+					fn(keys[:i], offs[i-1])
+				}
+			}
+		case unstable.KeyValue:
+			p.keyValue(table, e, fn)
+		}
+	}
+}
+
+// keys returns the key parts of a table header or key/value pair and the
+// offset of each part (-1 when unknown).
+func (p *parser) keys(n *unstable.Node) ([]string, []int) {
+	var keys []string
+	var offs []int
+	it := n.Key()
+	for it.Next() {
+		k := it.Node()
+		off := -1
+		if k.Raw.Length > 0 {
+			off = int(k.Raw.Offset)
+		}
+		keys = append(keys, string(k.Data))
+		offs = append(offs, off)
+	}
+	return keys, offs
+}
+
+func (p *parser) keyValue(table []string, e *unstable.Node, fn func(path []string, off int)) {
+	keys, offs := p.keys(e)
+	path := append(slices.Clone(table), keys...)
+	v := e.Value()
+	off := -1
+	if len(offs) > 0 {
+		off = offs[0]
+	}
+	if v != nil && v.Valid() && v.Raw.Length > 0 {
+		off = int(v.Raw.Offset)
+	}
+	if off >= 0 {
+		fn(path, off)
+	}
+	if v != nil && v.Valid() && v.Kind == unstable.InlineTable {
+		it := v.Children()
+		for it.Next() {
+			if c := it.Node(); c.Kind == unstable.KeyValue {
+				p.keyValue(path, c, fn)
+			}
+		}
+	}
+}

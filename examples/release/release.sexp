@@ -1,0 +1,25 @@
+; SPEC §20.4: a plan of steps with error policies. The plan step is retried
+; twice, the baseline tests must pass, lint is optional, and each planned
+; change is one step retried once. The input instructions of code/implement
+; overrides the built-in placeholder of that name.
+;
+;   evalrun run release.sexp --set goal="Honour Retry-After in the HTTP client"
+;
+; The shell tool needs [tools] shell_allow = ["go", "git"] (.evalrun/config.toml)
+; and runs go test and go vet on the small module beside this file. The one
+; change from the SPEC's text is the default of (get plan "steps" nil): under
+; the echo provider the plan is not JSON, parsedContent is null, and the
+; workflow ends with an empty string of patches instead of an error.
+
+(define plan (get-field (step "plan" (plan/generate (goal goal)) :on-error retry 2) "parsedContent"))
+(step "baseline-tests" (system_execute_shell_command (command "go test ./...")))     ; policy fail
+(step "lint" (system_execute_shell_command (command "go vet ./...")) :on-error skip-optional)
+(define patches
+  (step "implement"
+    (map (lambda (s)
+           (step (get s "title")
+                 (code/implement (title (get s "title")) (instructions (get s "instructions"))
+                                 (files (get s "files" nil)))
+                 :on-error retry-once))
+         (get plan "steps" nil))))
+(string-join (map (lambda (p) (get-field p "content")) patches) "\n")
