@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -20,9 +20,13 @@ import (
 // place (about 10,000 files once vendor and testdata-free walks are
 // counted), with the database in a temporary directory.
 
-// gorootSrc returns GOROOT/src, or "" when it is missing.
+// gorootSrc returns $(go env GOROOT)/src, or "" when it is missing.
 func gorootSrc() string {
-	dir := filepath.Join(runtime.GOROOT(), "src")
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "src")
 	if st, err := os.Stat(filepath.Join(dir, "net", "url", "url.go")); err != nil || st.IsDir() {
 		return ""
 	}
