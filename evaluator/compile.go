@@ -35,6 +35,9 @@ type expr struct {
 	sf    *specialForm
 	prim  *primitive
 	elems []*expr // every element of a list form, the head included
+	// site describes the form to the primitives it may call; it is built
+	// once so that a primitive call allocates nothing for it.
+	site *call
 }
 
 // args returns the compiled arguments of a list form.
@@ -97,6 +100,7 @@ func (c *compiler) compile(n *sexp.Node, depth int) (*expr, error) {
 		x.op, x.val = opConst, v
 		return x, nil
 	}
+	x.site = &call{form: x, argExprs: x.elems[1:]}
 	switch head.Kind {
 	case sexp.Symbol:
 		x.name = head.Str

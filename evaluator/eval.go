@@ -20,11 +20,14 @@ func (t *thread) eval(x *expr, env *Env) (value.Value, error) {
 	case opSpecial:
 		return x.sf.fn(t, x, env)
 	case opPrim:
-		args, err := t.evalArgs(x.args(), env)
-		if err != nil {
-			return nil, err
+		if x.prim.retains {
+			args, err := t.evalArgs(x.args(), env)
+			if err != nil {
+				return nil, err
+			}
+			return t.callPrim(x.prim, x.site, args)
 		}
-		return t.callPrim(x.prim, &call{form: x, argExprs: x.args()}, args)
+		return t.callPrimOnStack(x, env)
 	case opNamed:
 		return t.evalNamed(x, env)
 	case opApplyExpr:
@@ -38,6 +41,32 @@ func (t *thread) eval(x *expr, env *Env) (value.Value, error) {
 	}
 	return nil, errorf(x.elems[0].pos(), KindType, "Operator in list form must be a symbol or another list, got %s: %s",
 		x.elems[0].syn.Kind, datum(x.elems[0].syn))
+}
+
+// callPrimOnStack evaluates the arguments of a primitive that does not keep
+// its argument slice onto the thread's argument stack, calls it, and pops
+// them: a primitive call then allocates no slice.
+func (t *thread) callPrimOnStack(x *expr, env *Env) (value.Value, error) {
+	base := len(t.argStack)
+	for _, a := range x.elems[1:] {
+		v, err := t.eval(a, env)
+		if err != nil {
+			t.popArgs(base)
+			return nil, err
+		}
+		t.argStack = append(t.argStack, v)
+	}
+	top := len(t.argStack)
+	v, err := t.callPrim(x.prim, x.site, t.argStack[base:top:top])
+	t.popArgs(base)
+	return v, err
+}
+
+// popArgs drops the argument stack back to base, clearing the slots so that
+// they keep no values alive.
+func (t *thread) popArgs(base int) {
+	clear(t.argStack[base:])
+	t.argStack = t.argStack[:base]
 }
 
 // evalArgs evaluates expressions left to right.
@@ -128,11 +157,18 @@ func (t *thread) evalNamed(x *expr, env *Env) (value.Value, error) {
 func (t *thread) applySyntax(f value.Value, x *expr, env *Env) (value.Value, error) {
 	switch f := f.(type) {
 	case *Closure:
-		args, err := t.evalArgs(x.args(), env)
-		if err != nil {
-			return nil, err
+		base := len(t.argStack)
+		for _, a := range x.elems[1:] {
+			v, err := t.eval(a, env)
+			if err != nil {
+				t.popArgs(base)
+				return nil, err
+			}
+			t.argStack = append(t.argStack, v)
 		}
-		return t.callClosure(f, args, x.pos())
+		v, err := t.callClosure(f, t.argStack[base:], x.pos())
+		t.popArgs(base)
+		return v, err
 	case value.String:
 		return t.applyNameSyntax(string(f), x, env)
 	case value.Symbol:
@@ -153,7 +189,7 @@ func (t *thread) applyNameSyntax(name string, x *expr, env *Env) (value.Value, e
 		if err != nil {
 			return nil, err
 		}
-		return t.callPrim(p, &call{form: x, argExprs: x.args()}, args)
+		return t.callPrim(p, x.site, args)
 	}
 	if ts := t.in.tasks; ts != nil {
 		if tmpl, ok := ts.Lookup(name); ok {
@@ -201,8 +237,15 @@ func (t *thread) applyName(name string, args []value.Value, pos sexp.Pos) (value
 	return nil, errorf(pos, KindType, "Operator '%s' is not a callable primitive, task, or tool.", name)
 }
 
-// callClosure applies a closure to argument values; args becomes the new
-// frame's storage.
+// smallFrame is a closure frame with room for a few parameters in the same
+// allocation.
+type smallFrame struct {
+	env  Env
+	vals [4]value.Value
+}
+
+// callClosure applies a closure to argument values, which it copies into
+// the new frame.
 func (t *thread) callClosure(c *Closure, args []value.Value, pos sexp.Pos) (value.Value, error) {
 	if len(args) != len(c.params) {
 		return nil, errorf(pos, KindArity, "Arity mismatch: Closure expects %d arguments, got %d", len(c.params), len(args))
@@ -210,7 +253,16 @@ func (t *thread) callClosure(c *Closure, args []value.Value, pos sexp.Pos) (valu
 	if err := t.enter(pos); err != nil {
 		return nil, err
 	}
-	frame := &Env{parent: c.env, names: c.params, vals: args, sharedNames: true, owner: t.branch}
+	var frame *Env
+	if len(args) <= len(smallFrame{}.vals) {
+		sf := &smallFrame{}
+		n := copy(sf.vals[:], args)
+		sf.env.vals = sf.vals[:n:n]
+		frame = &sf.env
+	} else {
+		frame = &Env{vals: append([]value.Value(nil), args...)}
+	}
+	frame.parent, frame.names, frame.sharedNames, frame.owner = c.env, c.params, true, t.branch
 	v, err := t.evalBody(c.body, frame)
 	t.leave()
 	if err != nil {

@@ -207,6 +207,9 @@ type thread struct {
 	depth  int
 	branch *branch
 	dyn    *dynamic
+	// argStack holds the arguments of the primitive calls in progress
+	// (callPrimOnStack).
+	argStack []value.Value
 }
 
 // branch identifies one branch of a parallel form.

@@ -19,6 +19,9 @@ type primitive struct {
 	// applies marks primitives that apply functions: they count towards the
 	// recursion depth.
 	applies bool
+	// retains marks primitives that keep their argument slice (list returns
+	// it as the new list), so it must not live on the argument stack.
+	retains bool
 	fn      func(t *thread, c *call, args []value.Value) (value.Value, error)
 }
 

@@ -8,7 +8,7 @@ import (
 
 func init() {
 	register(
-		&primitive{name: "list", min: 0, max: -1, fn: primList},
+		&primitive{name: "list", min: 0, max: -1, retains: true, fn: primList},
 		&primitive{name: "get-field", min: 2, max: 2, arityMsg: "get-field: Expected 2 arguments, got %d", fn: primGetField},
 		&primitive{name: "string=?", min: 2, max: 2, arityMsg: "'string=?' requires exactly two string arguments.", fn: primStringEq},
 		&primitive{name: "eq?", min: 2, max: 2, arityMsg: "'eq?' requires exactly two arguments.", fn: primEq},
