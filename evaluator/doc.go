@@ -1,0 +1,33 @@
+// Package evaluator evaluates evalrun programs: the values of package value,
+// environments, the special forms and primitives of SPEC §6–§8, closures,
+// operator resolution, the limits of §6.7 (recursion depth, step budget,
+// timeout, value sizes), cancellation, and the concurrency of parallel and
+// parallel-map under one run-wide semaphore (§6.8).
+//
+// A program is read by package sexp and compiled once: special forms and
+// primitives are resolved at compile time, because variables never shadow
+// them in operator position (§6.3); templates, tools and variables are
+// resolved when a form is evaluated, so a defatom made while the program runs
+// is seen by later calls. Evaluation walks the compiled tree. Primitive
+// arguments live on a per-goroutine stack and closure frames hold their
+// parameters in the same allocation, so a closure call costs one allocation.
+//
+// Task and tool calls go through the Tasks interface; NewTaskSystem adapts
+// the tasksystem package (registry and executor) and the handler's tools, and
+// tests may supply their own. Evaluation errors are *Error values with a
+// kind, a message and the position of the offending node (§6.6); a FAILED
+// task is a value, not an error. Check runs the static checks of `evalrun
+// check` without evaluating anything.
+//
+//	ts := evaluator.NewTaskSystem(tasksystem.NewRegistry(), tasksystem.NewExecutor(tasksystem.Options{}))
+//	in := evaluator.New(evaluator.Options{Tasks: ts})
+//	in.Define("who", value.String("Ada"))
+//	v, err := in.EvalString(ctx, "<eval>", `(string-append "hello " who)`)
+//	if err != nil {
+//		var e *evaluator.Error
+//		if errors.As(err, &e) {
+//			fmt.Fprint(os.Stderr, e.Display()) // FILE:LINE:COL: MESSAGE, the line, a caret
+//		}
+//	}
+//	fmt.Println(v) // "hello Ada"
+package evaluator
