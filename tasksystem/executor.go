@@ -167,6 +167,69 @@ type Executor struct {
 	freshTopK    int
 	state        runState
 	stderrMu     sync.Mutex
+
+	usageMu sync.Mutex
+	usage   RunUsage
+}
+
+// RunUsage sums the model use of a run (SPEC §17.3): the task calls that
+// reached a model, the tokens of every session (failed ones included) and
+// their turns. Calls replayed from a journal count among Calls, and in
+// Replayed.
+type RunUsage struct {
+	// Calls counts the task calls that made at least one model request,
+	// memory's internal associative-matching calls included, plus the
+	// replayed ones.
+	Calls int
+	// Replayed counts the calls whose answer came from the journal.
+	Replayed int
+	// InputTokens and OutputTokens sum the usage of every session.
+	InputTokens, OutputTokens int
+	// Turns sums the assistant messages of every session.
+	Turns int
+}
+
+// Usage returns the run's model use so far. It is safe to call while tasks
+// run.
+func (e *Executor) Usage() RunUsage {
+	e.usageMu.Lock()
+	defer e.usageMu.Unlock()
+	return e.usage
+}
+
+// AddReplayed counts a task call whose recorded answer was replayed
+// instead of asking the model (the journal's resume, SPEC §16.4), with the
+// usage and turns recorded for it.
+func (e *Executor) AddReplayed(u handler.Usage, turns int) {
+	e.usageMu.Lock()
+	defer e.usageMu.Unlock()
+	e.usage.Calls++
+	e.usage.Replayed++
+	e.usage.InputTokens += u.InputTokens
+	e.usage.OutputTokens += u.OutputTokens
+	e.usage.Turns += turns
+}
+
+// addSession counts a finished session, whatever its outcome, when it made
+// a model request: it has turns, or it failed with an error of the
+// provider (not a limit checked before the first request, not
+// cancellation).
+func (e *Executor) addSession(ctx context.Context, s *handler.Session, err error) {
+	made := s.Turns() > 0
+	if !made && err != nil {
+		var limit *handler.LimitError
+		made = !errors.As(err, &limit) && ctx.Err() == nil
+	}
+	if !made {
+		return
+	}
+	u := s.Usage()
+	e.usageMu.Lock()
+	defer e.usageMu.Unlock()
+	e.usage.Calls++
+	e.usage.InputTokens += u.InputTokens
+	e.usage.OutputTokens += u.OutputTokens
+	e.usage.Turns += s.Turns()
 }
 
 // NewExecutor returns an Executor with the run-level options opts.
@@ -389,6 +452,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) *value.TaskResult {
 		e.firstCall.Do(e.opts.BeforeFirstCall)
 	}
 	answer, err := session.Run(ctx)
+	e.addSession(ctx, session, err)
 	notes.Set("usage", session.UsageNote())
 	c.warnings = append(c.warnings, session.Warnings()...)
 	if err != nil {

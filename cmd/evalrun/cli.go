@@ -17,6 +17,8 @@ type cli struct {
 	Fmt       fmtCmd       `cmd:"" help:"Format workflow files (to stdout, or in place with -w)."`
 	Repl      replCmd      `cmd:"" help:"Start an interactive session."`
 	Templates templatesCmd `cmd:"" help:"List, show, match and validate templates."`
+	Index     indexCmd     `cmd:"" help:"Build or update the memory index .evalrun/index.db of PATH (default: the project root)."`
+	Context   contextCmd   `cmd:"" help:"Look up the files of the memory index that match QUERY."`
 }
 
 // evalFlags are the flags shared by run, eval, task and repl.
@@ -29,6 +31,7 @@ type evalFlags struct {
 	Model     string        `name:"model" placeholder:"M" help:"Use the model M for every call."`
 	RunFiles  []string      `name:"files" sep:"none" placeholder:"F" help:"Add the file F to the ambient context of the whole run. Repeatable."`
 	DryRun    bool          `name:"dry-run" help:"Use the echo provider, never run the shell tool, and write every prompt to .evalrun/dry-run/RUN-ID/."`
+	Record    string        `name:"record" placeholder:"FILE" help:"Append every model answer to the cassette FILE (JSON Lines) for the replay provider; with --dry-run the echo answers are recorded."`
 }
 
 // runCmd is "evalrun run FILE...".
@@ -94,6 +97,20 @@ type templatesValidateCmd struct {
 	Files []string `arg:"" name:"file" sep:"none" help:"Template files."`
 }
 
+// indexCmd is "evalrun index [PATH]".
+type indexCmd struct {
+	Path string `arg:"" optional:"" name:"path" help:"The directory to index; default: the project root."`
+}
+
+// contextCmd is "evalrun context QUERY".
+type contextCmd struct {
+	Templates []string `name:"templates" sep:"none" placeholder:"DIR" help:"Load templates from DIR after the global and local ones (the llm strategies run templates). Repeatable."`
+	Strategy  string   `name:"strategy" placeholder:"S" default:"content" help:"Matching strategy: content (default), metadata, llm or llm-metadata."`
+	TopK      int64    `name:"top-k" placeholder:"N" default:"10" help:"How many matches to print, from 1 to 100 (default 10)."`
+	JSON      bool     `name:"json" help:"Print the get-context result dict as JSON."`
+	Query     string   `arg:"" name:"query" help:"The text to match."`
+}
+
 // Run implements "evalrun run".
 func (c *runCmd) Run(a *app) error { return exit(a.runFiles(c.Files, c.evalFlags)) }
 
@@ -111,6 +128,12 @@ func (c *fmtCmd) Run(a *app) error { return exit(a.format(c.Files, c.Write)) }
 
 // Run implements "evalrun repl".
 func (c *replCmd) Run(a *app) error { return exit(a.repl(c.evalFlags)) }
+
+// Run implements "evalrun index".
+func (c *indexCmd) Run(a *app) error { return exit(a.index(c.Path)) }
+
+// Run implements "evalrun context".
+func (c *contextCmd) Run(a *app) error { return exit(a.contextLookup(c)) }
 
 // Run implements "evalrun templates list".
 func (c *templatesListCmd) Run(a *app, t *templatesCmd) error {

@@ -11,6 +11,9 @@
 //	evalrun templates [--templates DIR]... list [--json] | show NAME | match TEXT | validate FILE...
 //	evalrun fmt [-w] FILE...        format source text
 //	evalrun repl [flags]            interactive session
+//	evalrun index [PATH]            build or update PATH/.evalrun/index.db
+//	evalrun context [--strategy S] [--top-k N] [--json] [--templates DIR]... QUERY
+//	                                look up the indexed files matching QUERY
 //	evalrun --version | --help
 //
 // run, eval, task and repl accept:
@@ -36,6 +39,12 @@
 //	--dry-run         the echo provider answers, the shell tool never runs,
 //	                  and every prompt is written to
 //	                  .evalrun/dry-run/RUN-ID/NNN-NAME.md
+//	--record FILE     append every model answer of every provider of the
+//	                  run to the cassette FILE (one JSON line per request
+//	                  hash not yet in it; no file when no model is asked),
+//	                  for the replay provider ($EVALRUN_CASSETTE or
+//	                  [providers.replay] cassette). With --dry-run the echo
+//	                  answers are recorded.
 //
 // # Templates, configuration and providers
 //
@@ -73,8 +82,14 @@
 // three lines, position and message, the source line and a caret, followed
 // for evaluation errors by up to ten "  called from FILE:LINE:COL" lines.
 // When the final value is a FAILED TaskResult it is printed and stderr adds
-// "evalrun: final value is a FAILED TaskResult: MESSAGE". A dry run ends
-// stderr with "dry run: N prompts written to .evalrun/dry-run/RUN-ID/".
+// "evalrun: final value is a FAILED TaskResult: MESSAGE". When a model call
+// was made (memory's associative-matching calls included), run, eval and
+// task then print, after the value or the error,
+// "usage: 3 model calls, 1234 input + 567 output tokens, 5 turns": the task
+// calls that asked a model (failed ones included), their tokens and their
+// assistant turns ("(N replayed)" follows the call count when calls were
+// replayed). A dry run ends stderr with
+// "dry run: N prompts written to .evalrun/dry-run/RUN-ID/".
 //
 // SIGINT or SIGTERM cancels the run: stderr shows "evalrun: interrupted" and
 // the exit code is 130. A second signal exits at once.
@@ -85,6 +100,21 @@
 // --set values as its inputs and INSTRUCTIONS as {{instructions}}. stdout
 // gets the content (--json: the TaskResult). An unknown name exits 2 with up
 // to three suggestions; a FAILED result exits 1.
+//
+// # index and context
+//
+// index builds or updates the memory index of PATH (default: the project
+// root) and prints
+// "indexed 412 files (12 added, 3 updated, 1 removed, 7 skipped) in .evalrun/index.db",
+// the path relative to the working directory when below it. In a git work
+// tree the files are the tracked and the untracked, not ignored ones;
+// elsewhere a directory walk. context runs the get-context lookup of a run
+// (refreshing the project's index first) and prints one "SCORE PATH" line
+// per match, the score to two decimals, then the summary; --json prints the
+// get-context result dict. The llm strategies run the built-in
+// associative-matching templates on the provider a run would choose. An
+// invalid --strategy or --top-k, or a blank QUERY, exits 2; a lookup error
+// is printed on stderr with exit 1; no match is not an error.
 //
 // # check
 //
@@ -130,7 +160,8 @@
 //
 //	0    success
 //	1    evaluation error (limits included), a FAILED TaskResult as the final
-//	     value or task result, or (templates match) nothing matched
+//	     value or task result, (templates match) nothing matched, or
+//	     (index, context) the index or the lookup failed
 //	2    usage or configuration error (bad flag, malformed --set, unreadable
 //	     file, invalid configuration, unknown provider or template name)
 //	3    syntax error or template validation error (check: any error)

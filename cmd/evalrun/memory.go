@@ -20,9 +20,14 @@ type memoryLink struct {
 
 // newMemoryLink returns the memory of the project at root. The llm
 // strategies run the built-in associative-matching templates through run,
-// which must not take a slot of the run's concurrency semaphore.
+// which must not take a slot of the run's concurrency semaphore; with run
+// nil they fail (a memory for the content and metadata strategies only).
 func newMemoryLink(root string, poolSize int, run func(ctx context.Context, name string, inputs *value.Dict) *value.TaskResult) *memoryLink {
-	return &memoryLink{mem: memory.New(root, memory.RunnerFunc(run), poolSize)}
+	var runner memory.TemplateRunner
+	if run != nil {
+		runner = memory.RunnerFunc(run)
+	}
+	return &memoryLink{mem: memory.New(root, runner, poolSize)}
 }
 
 // getContext implements evaluator.ContextFunc.
@@ -34,6 +39,11 @@ func (m *memoryLink) getContext(ctx context.Context, q evaluator.ContextQuery) *
 		Strategy:            q.Strategy,
 		TopK:                q.TopK,
 	}).Value()
+}
+
+// lookup is get_relevant_context_for (SPEC §15.4), for evalrun context.
+func (m *memoryLink) lookup(ctx context.Context, q memory.Query) memory.Result {
+	return m.mem.GetRelevantContextFor(ctx, q)
 }
 
 // Lookup implements tasksystem.Memory.

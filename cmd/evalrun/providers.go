@@ -103,15 +103,21 @@ func (ps *providers) lookup(name string) (handler.Provider, bool) {
 // just before its first model call (SPEC §10.3), the echo notice before
 // the first call the implicit echo provider answers (SPEC §14.5), and
 // under --dry-run writes every request into the run's prompt directory
-// (SPEC §17.7).
+// (SPEC §17.7). With --record, every answer goes to the run's cassette
+// (SPEC §14.6).
 type watch struct {
-	stderr *lockedWriter
-	prov   *provenance
-	dry    *dryRun
+	stderr   *lockedWriter
+	prov     *provenance
+	dry      *dryRun
+	cassette *handler.Cassette
 }
 
-// wrap returns p wrapped so that its calls are watched.
+// wrap returns p wrapped so that its calls are watched and, with --record,
+// its answers recorded. Every provider of a run is built through wrap.
 func (w *watch) wrap(p handler.Provider) *watchedProvider {
+	if w.cassette != nil {
+		p = w.cassette.Wrap(p)
+	}
 	return &watchedProvider{inner: p, w: w}
 }
 

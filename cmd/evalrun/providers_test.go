@@ -60,7 +60,9 @@ func TestImplicitOpenAI(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return env[k] }}
 	code := a.main([]string{"eval", `(defatom hi (instructions "Hi")) (define r (hi)) (list (get-field r "content") (get (get-field r "notes") "provider"))`})
-	if code != exitOK || stdout.String() != "(\"from the server\" \"openai\")\n" || stderr.Len() != 0 {
+	// The usage line reports the server's token counts (SPEC §17.3).
+	if code != exitOK || stdout.String() != "(\"from the server\" \"openai\")\n" ||
+		stderr.String() != "usage: 1 model call, 5 input + 3 output tokens, 1 turn\n" {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
 	}
 	if calls.Load() != 1 {

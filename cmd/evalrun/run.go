@@ -121,7 +121,9 @@ func defineSets(in *evaluator.Interpreter, sets []setting) {
 // evaluate compiles the sources as one program and runs it, printing the
 // final value or the error. Before evaluation the provenance line of every
 // global, local or dir template the program names statically is printed
-// (SPEC §10.3); a dry run ends stderr with its summary (SPEC §17.7).
+// (SPEC §10.3). After the value (or the error) stderr gets the usage line
+// when a model call was made (SPEC §17.3); a dry run ends stderr with its
+// summary (SPEC §17.7).
 func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags) int {
 	sig := notifySignals(a.stderr)
 	defer sig.stop()
@@ -137,6 +139,7 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags) int
 	if code != exitOK {
 		return code
 	}
+	r.reportUsage = true
 	defer r.finish()
 	for _, t := range staticTemplates(forms, r.tasks.Registry.Lookup) {
 		r.prov.reached(t)

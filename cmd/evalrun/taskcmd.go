@@ -27,6 +27,7 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
+	r.reportUsage = true
 	defer r.finish()
 	reg := r.tasks.Registry
 	t, ok := reg.Lookup(name)

@@ -20,8 +20,8 @@ import (
 
 // runner is the machinery of one run of run, eval, task or repl: the
 // workspace, the task system with its registry, executor, tools and
-// providers, the limits, the provenance printer and, under --dry-run, the
-// prompt recorder.
+// providers, the limits, the provenance printer, under --dry-run the
+// prompt recorder and with --record the cassette.
 //
 // TASK SYSTEM WIRING POINT: this is the one place where the CLI constructs
 // the task system. The memory index and the journal plug in here.
@@ -33,9 +33,16 @@ type runner struct {
 	prov   *provenance
 	dry    *dryRun
 	mem    *memoryLink
-	limits evaluator.Limits
-	start  time.Time
-	runID  string
+	exec   *tasksystem.Executor
+	// cassette records every answer of every provider of the run
+	// (--record); nil without the flag.
+	cassette *handler.Cassette
+	// reportUsage asks finish for the usage line of SPEC §17.3 (run, eval
+	// and task; not repl or context).
+	reportUsage bool
+	limits      evaluator.Limits
+	start       time.Time
+	runID       string
 }
 
 // newRunner loads the workspace and builds the task system of a run with
@@ -75,7 +82,13 @@ func (a *app) newRunner(flags evalFlags, instructions string) (*runner, int) {
 	for _, t := range ws.set.Templates() {
 		reg.Add(t)
 	}
-	w := &watch{stderr: r.stderr, prov: r.prov, dry: r.dry}
+	// --record: one cassette for the whole run, wrapping every provider
+	// the watch wraps — the run's, the default and those templates name
+	// (decided here: with --dry-run it records the echo answers).
+	if flags.Record != "" {
+		r.cassette = handler.NewCassette(flags.Record)
+	}
+	w := &watch{stderr: r.stderr, prov: r.prov, dry: r.dry, cassette: r.cassette}
 	var hide []string
 	for _, p := range cfg.Providers {
 		if p.APIKeyEnv != "" {
@@ -84,7 +97,6 @@ func (a *app) newRunner(flags evalFlags, instructions string) (*runner, int) {
 	}
 	// The memory's llm strategies run the built-in associative-matching
 	// templates through the executor, which is made below.
-	var exec *tasksystem.Executor
 	r.mem = newMemoryLink(ws.root, cfg.Limits.Concurrency, func(ctx context.Context, name string, inputs *value.Dict) *value.TaskResult {
 		t, ok := reg.Lookup(name)
 		if !ok {
@@ -97,7 +109,7 @@ func (a *app) newRunner(flags evalFlags, instructions string) (*runner, int) {
 			}
 		}
 		ctx = context.WithValue(ctx, callKey{}, &callInfo{name: name, template: t})
-		return exec.Execute(ctx, tasksystem.Request{Name: name, Template: t, Named: named})
+		return r.exec.Execute(ctx, tasksystem.Request{Name: name, Template: t, Named: named})
 	})
 	tools := handler.NewTools(handler.ToolsConfig{
 		Root:       ws.root,
@@ -129,7 +141,7 @@ func (a *app) newRunner(flags evalFlags, instructions string) (*runner, int) {
 		r.mem.close()
 		return nil, code
 	}
-	exec = tasksystem.NewExecutor(tasksystem.Options{
+	r.exec = tasksystem.NewExecutor(tasksystem.Options{
 		Start:           r.start,
 		Provider:        runProvider,
 		DefaultProvider: defaultProvider,
@@ -148,7 +160,7 @@ func (a *app) newRunner(flags evalFlags, instructions string) (*runner, int) {
 		Tools:           tools,
 		Memory:          r.mem,
 	})
-	ts := evaluator.NewTaskSystem(reg, exec)
+	ts := evaluator.NewTaskSystem(reg, r.exec)
 	ts.Tools = tools
 	ts.Context = r.mem.getContext
 	ts.OnDefine = func(t *templates.Template, res tasksystem.AddResult) {
@@ -262,13 +274,49 @@ func (r *runner) interpreter(sets []setting) *evaluator.Interpreter {
 	return in
 }
 
-// finish releases the run's resources and prints what ends its stderr: the
-// dry run's summary line.
+// finish releases the run's resources and prints what ends its stderr:
+// the usage line when reportUsage asks for it and a model call was made
+// (SPEC §17.3), then the dry run's summary line (SPEC §17.7).
 func (r *runner) finish() {
 	r.mem.close()
+	if r.cassette != nil {
+		if err := r.cassette.Close(); err != nil {
+			r.stderr.printf("evalrun: record: %v\n", err)
+		}
+	}
+	if r.reportUsage {
+		if line := usageLine(r.exec.Usage()); line != "" {
+			r.stderr.printf("%s\n", line)
+		}
+	}
 	if r.dry != nil {
 		r.stderr.printf("%s\n", r.dry.summary())
 	}
+}
+
+// usageLine is the usage line of SPEC §17.3,
+// `usage: 3 model calls (1 replayed), 1234 input + 567 output tokens, 5 turns`,
+// or "" when no model call was made or replayed.
+func usageLine(u tasksystem.RunUsage) string {
+	if u.Calls == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("usage: ")
+	b.WriteString(plural(u.Calls, "model call", "model calls"))
+	if u.Replayed > 0 {
+		fmt.Fprintf(&b, " (%d replayed)", u.Replayed)
+	}
+	fmt.Fprintf(&b, ", %d input + %d output tokens, %s", u.InputTokens, u.OutputTokens, plural(u.Turns, "turn", "turns"))
+	return b.String()
+}
+
+// plural is "N one" for 1, else "N many".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // absTo returns path made absolute against dir.
