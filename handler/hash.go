@@ -5,7 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"unicode/utf8"
+
+	"github.com/evalrun/evalrun/value"
 )
 
 // RequestHash returns the request hash of SPEC §14.6: the lowercase hex
@@ -44,12 +45,12 @@ func writeCanonicalRequest(b *bytes.Buffer, req *Request) {
 			b.WriteByte(',')
 		}
 		b.WriteString(`{"content":`)
-		writeString(b, m.Content)
+		value.WriteJSONString(b, m.Content)
 		b.WriteString(`,"role":`)
-		writeString(b, m.Role)
+		value.WriteJSONString(b, m.Role)
 		if m.ToolCallID != "" {
 			b.WriteString(`,"tool_call_id":`)
-			writeString(b, m.ToolCallID)
+			value.WriteJSONString(b, m.ToolCallID)
 		}
 		if len(m.ToolCalls) > 0 {
 			b.WriteString(`,"tool_calls":[`)
@@ -58,11 +59,11 @@ func writeCanonicalRequest(b *bytes.Buffer, req *Request) {
 					b.WriteByte(',')
 				}
 				b.WriteString(`{"arguments":`)
-				writeString(b, c.Arguments)
+				value.WriteJSONString(b, c.Arguments)
 				b.WriteString(`,"id":`)
-				writeString(b, c.ID)
+				value.WriteJSONString(b, c.ID)
 				b.WriteString(`,"name":`)
-				writeString(b, c.Name)
+				value.WriteJSONString(b, c.Name)
 				b.WriteByte('}')
 			}
 			b.WriteByte(']')
@@ -70,13 +71,13 @@ func writeCanonicalRequest(b *bytes.Buffer, req *Request) {
 		b.WriteByte('}')
 	}
 	b.WriteString(`],"model":`)
-	writeString(b, req.Model)
+	value.WriteJSONString(b, req.Model)
 	if rf := req.ResponseFormat; rf != nil {
 		b.WriteString(`,"response_format":`)
 		writeResponseFormat(b, rf)
 	}
 	b.WriteString(`,"system":`)
-	writeString(b, req.System)
+	value.WriteJSONString(b, req.System)
 	if req.Temperature != nil {
 		b.WriteString(`,"temperature":`)
 		t, err := json.Marshal(*req.Temperature)
@@ -96,12 +97,12 @@ func writeCanonicalRequest(b *bytes.Buffer, req *Request) {
 func writeResponseFormat(b *bytes.Buffer, rf *ResponseFormat) {
 	if rf.Type != FormatJSONSchema {
 		b.WriteString(`{"type":`)
-		writeString(b, rf.Type)
+		value.WriteJSONString(b, rf.Type)
 		b.WriteByte('}')
 		return
 	}
 	b.WriteString(`{"json_schema":{"name":`)
-	writeString(b, SchemaName(rf.Name))
+	value.WriteJSONString(b, SchemaName(rf.Name))
 	b.WriteString(`,"schema":`)
 	writeCanonicalRaw(b, rf.Schema)
 	b.WriteString(`},"type":"json_schema"}`)
@@ -134,9 +135,9 @@ func writeTools(b *bytes.Buffer, tools []ToolDef) {
 			b.WriteByte(',')
 		}
 		b.WriteString(`{"description":`)
-		writeString(b, t.Description)
+		value.WriteJSONString(b, t.Description)
 		b.WriteString(`,"name":`)
-		writeString(b, t.Name)
+		value.WriteJSONString(b, t.Name)
 		b.WriteString(`,"parameters":`)
 		writeCanonicalRaw(b, t.Parameters)
 		b.WriteByte('}')
@@ -164,7 +165,7 @@ func writeCanonicalRaw(b *bytes.Buffer, raw json.RawMessage) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		writeString(b, string(raw))
+		value.WriteJSONString(b, string(raw))
 		return
 	}
 	writeCanonicalValue(b, v)
@@ -182,64 +183,3 @@ func writeCanonicalValue(b *bytes.Buffer, v any) {
 	}
 	b.Truncate(b.Len() - 1)
 }
-
-// writeString writes s as a JSON string the way encoding/json does without
-// HTML escaping: control characters, quote and backslash escaped, U+2028
-// and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
-func writeString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b.WriteString(s[start:i])
-			switch c {
-			case '"', '\\':
-				b.WriteByte('\\')
-				b.WriteByte(c)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\r':
-				b.WriteString(`\r`)
-			case '\t':
-				b.WriteString(`\t`)
-			case '\b':
-				b.WriteString(`\b`)
-			case '\f':
-				b.WriteString(`\f`)
-			default:
-				b.WriteString(`\u00`)
-				b.WriteByte(hexDigits[c>>4])
-				b.WriteByte(hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b.WriteString(s[start:i])
-			b.WriteString(`\ufffd`)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b.WriteString(s[start:i])
-			b.WriteString(`\u202`)
-			b.WriteByte(hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b.WriteString(s[start:])
-	b.WriteByte('"')
-}
-
-const hexDigits = "0123456789abcdef"

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/evalrun/evalrun/templates"
@@ -55,126 +54,11 @@ func shellQuote(s string) string {
 // list filters, and a filter such as json would wrap the quoted text in
 // double quotes, inside which the shell expands $(...) again.
 func renderCommand(t *templates.Text, lookup templates.Lookup) (string, error) {
-	pieces, err := commandPieces(t.Source())
-	if err != nil {
-		return "", err
-	}
-	var quoted, plain strings.Builder
-	var missing []string
-	for _, p := range pieces {
-		if p.ph == nil {
-			quoted.WriteString(p.lit)
-			plain.WriteString(p.lit)
-			continue
-		}
-		text, miss := p.ph.Render(lookup)
-		missing = append(missing, miss...)
-		quoted.WriteString(shellQuote(text))
-		plain.WriteString(text)
-	}
-	// The split must agree with the template package's own reading of the
-	// text; if it ever did not, running the command would be unsafe.
-	if whole, _ := t.Render(lookup); whole != plain.String() {
-		return "", errors.New("internal error: cannot quote the values substituted into the command text")
-	}
+	text, missing := t.RenderQuoted(lookup, shellQuote)
 	if len(missing) > 0 {
 		return "", fmt.Errorf("Missing parameter(s) or access error for substitution: %s", strings.Join(missing, ", "))
 	}
-	return quoted.String(), nil
-}
-
-// commandPiece is a literal run of a command text (escapes replaced) or one
-// placeholder compiled on its own.
-type commandPiece struct {
-	lit string
-	ph  *templates.Text
-}
-
-// commandPieceCache holds the split of each command text seen.
-var commandPieceCache sync.Map // string → []commandPiece
-
-// commandPieces splits a template text into literal runs and placeholders by
-// the rules of templates.Parse (SPEC §12.1): "\{{" is a literal "{{", and a
-// "{{" without a "}}" later on its line is literal text.
-func commandPieces(src string) ([]commandPiece, error) {
-	if v, ok := commandPieceCache.Load(src); ok {
-		return v.([]commandPiece), nil
-	}
-	var pieces []commandPiece
-	var lit strings.Builder
-	litStart := 0
-	for i := 0; ; {
-		j := strings.Index(src[i:], "{{")
-		if j < 0 {
-			break
-		}
-		p := i + j
-		if p > 0 && src[p-1] == '\\' {
-			lit.WriteString(src[litStart : p-1])
-			litStart = p
-			i = p + 2
-			continue
-		}
-		q := closingBraces(src, p+2)
-		if q < 0 {
-			i = p + 2
-			continue
-		}
-		lit.WriteString(src[litStart:p])
-		if lit.Len() > 0 {
-			pieces = append(pieces, commandPiece{lit: lit.String()})
-			lit.Reset()
-		}
-		ph, err := templates.Parse(src[p : q+2])
-		if err != nil {
-			return nil, err
-		}
-		pieces = append(pieces, commandPiece{ph: ph})
-		litStart = q + 2
-		i = q + 2
-	}
-	lit.WriteString(src[litStart:])
-	if lit.Len() > 0 {
-		pieces = append(pieces, commandPiece{lit: lit.String()})
-	}
-	commandPieceCache.Store(src, pieces)
-	return pieces, nil
-}
-
-// closingBraces returns the offset of the "}}" that closes a placeholder
-// whose expression starts at from, or -1 when the line has none; it mirrors
-// the template package's scanner (braces inside a double-quoted argument do
-// not close the placeholder).
-func closingBraces(src string, from int) int {
-	end := len(src)
-	if nl := strings.IndexByte(src[from:], '\n'); nl >= 0 {
-		end = from + nl
-	}
-	line := src[:end]
-	for j := from; j+1 < end; j++ {
-		switch line[j] {
-		case '"':
-			k := j + 1
-			for k < end && line[k] != '"' {
-				if line[k] == '\\' {
-					k++
-				}
-				k++
-			}
-			if k >= end {
-				if q := strings.Index(line[j:], "}}"); q >= 0 {
-					return j + q
-				}
-				return -1
-			}
-			j = k
-		case '}':
-			if line[j+1] == '}' {
-				return j
-			}
-		}
-	}
-	return -1
+	return text, nil
 }
 
 // shellCommand is one command to run.

@@ -397,6 +397,14 @@ func (t *Text) Uses(name string) bool {
 // text ("plan.files", or "x | join" when a filter met a value of the wrong
 // type), in order of first appearance; their placeholders render as "".
 func (t *Text) Render(lookup Lookup) (text string, missing []string) {
+	return t.RenderQuoted(lookup, nil)
+}
+
+// RenderQuoted is Render with the final text of every placeholder — after
+// its filters — passed through quote, so that each placeholder becomes, for
+// example, exactly one shell word (SPEC §12.4). Literal text is kept as
+// written. A nil quote renders as Render does.
+func (t *Text) RenderQuoted(lookup Lookup, quote func(string) string) (text string, missing []string) {
 	if t.placeholders == 0 {
 		if len(t.chunks) == 1 {
 			return t.chunks[0].lit, nil
@@ -415,6 +423,10 @@ func (t *Text) Render(lookup Lookup) (text string, missing []string) {
 		v, name, ok := c.ph.eval(lookup)
 		if !ok {
 			missing = addMissing(missing, name)
+			continue
+		}
+		if quote != nil {
+			b.WriteString(quote(value.Text(v)))
 			continue
 		}
 		value.WriteText(&b, v)

@@ -98,10 +98,20 @@ func writeObject(b *strings.Builder, keys []string, vals []Value, nl, indent str
 
 const hexDigits = "0123456789abcdef"
 
-// writeJSONString writes s as a JSON string the way encoding/json does with
+// StringWriter is what JSON text is written to: a *strings.Builder or a
+// *bytes.Buffer.
+type StringWriter interface {
+	io.ByteWriter
+	io.StringWriter
+}
+
+// writeJSONString is WriteJSONString for the encoder's own builder.
+func writeJSONString(b *strings.Builder, s string) { WriteJSONString(b, s) }
+
+// WriteJSONString writes s as a JSON string the way encoding/json does with
 // HTML escaping turned off: control characters, quote, backslash, U+2028 and
 // U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
-func writeJSONString(b *strings.Builder, s string) {
+func WriteJSONString(b StringWriter, s string) {
 	b.WriteByte('"')
 	start := 0
 	for i := 0; i < len(s); {
