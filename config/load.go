@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/evalrun/evalrun/internal/suggest"
 	"io/fs"
 	"net/url"
 	"os"
@@ -325,7 +326,7 @@ func unknownKeyMessage(key []string) string {
 		if kp != parent || kl == "*" {
 			continue
 		}
-		if d := editDistance(strings.ToLower(last), kl); d < bestDist || d == bestDist && kl < best {
+		if d := suggest.Distance(strings.ToLower(last), kl); d < bestDist || d == bestDist && kl < best {
 			best, bestDist = kl, d
 		}
 	}
@@ -341,28 +342,6 @@ func cutLast(k string) (parent, last string, ok bool) {
 		return "", k, false
 	}
 	return k[:i], k[i+1:], true
-}
-
-// editDistance is the Levenshtein distance of a and b in code points.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // bareKey matches the keys TOML allows without quotes.

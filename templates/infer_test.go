@@ -232,15 +232,3 @@ func TestBuiltins(t *testing.T) {
 		t.Error("IsBuiltin")
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{{"", "", 0}, {"uper", "upper", 1}, {"abc", "", 3}, {"héllo", "hello", 1}, {"kitten", "sitting", 3}}
-	for _, tt := range tests {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
