@@ -3,16 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/evalrun/evalrun/evaluator"
-	"github.com/evalrun/evalrun/handler"
 	"github.com/evalrun/evalrun/sexp"
-	"github.com/evalrun/evalrun/tasksystem"
-	"github.com/evalrun/evalrun/templates"
 )
 
 // check implements "evalrun check FILE..." (SPEC §17.4): the configuration
@@ -40,22 +33,11 @@ func (a *app) check(files, setOpts, dirs []string) int {
 	if code == exitUsage {
 		return code
 	}
-	reg := tasksystem.NewRegistry()
-	for _, t := range ws.set.Templates() {
-		reg.Add(t)
+	for _, d := range ws.HiddenTemplates() {
+		io.WriteString(a.stderr, d.DisplaySeverity())
 	}
-	tasks := evaluator.NewTaskSystem(reg, nil)
-	tasks.Tools = handler.NewTools(handler.ToolsConfig{Root: ws.root, WorkDir: ws.wd})
-	for _, e := range ws.set.Entries {
-		t := e.Template
-		if t.Scope == templates.ScopeBuiltin || e.ShadowedBy != nil {
-			continue
-		}
-		if msg := hiddenMessage(t.Name, tasks.HasTool); msg != "" {
-			d := templates.Diagnostic{Pos: templatePos(e), Severity: templates.SeverityWarning, Msg: msg}
-			io.WriteString(a.stderr, d.DisplaySeverity())
-		}
-	}
+	tasks := evaluator.NewTaskSystem(ws.Registry(), nil)
+	tasks.Tools = ws.Tools()
 
 	// Read every file; a file with a syntax error is reported and left out.
 	var forms []*sexp.Node
@@ -89,37 +71,4 @@ func (a *app) check(files, setOpts, dirs []string) int {
 		fmt.Fprintf(a.stdout, "%s: ok\n", src.Name)
 	}
 	return code
-}
-
-// templatePos returns the position of a loaded template's <task> element,
-// with the file's text for the source line of a diagnostic; without the
-// text (an unreadable file) the position is still valid.
-func templatePos(e *templates.Entry) sexp.Pos {
-	t := e.Template
-	text := ""
-	if e.Dir != nil && e.Dir.Path != "" {
-		if data, err := os.ReadFile(filepath.Join(e.Dir.Path, filepath.FromSlash(e.RelPath))); err == nil {
-			text = string(data)
-		}
-	}
-	src := sexp.NewSource(t.Path, text)
-	return sexp.Pos{Src: src, Off: offsetOf(text, t.Line, t.Col)}
-}
-
-// offsetOf returns the byte offset of LINE:COL (from 1, columns in code
-// points) in text, clamped to the text.
-func offsetOf(text string, line, col int) int {
-	off := 0
-	for l := 1; l < line; l++ {
-		i := strings.IndexByte(text[off:], '\n')
-		if i < 0 {
-			return len(text)
-		}
-		off += i + 1
-	}
-	for c := 1; c < col && off < len(text) && text[off] != '\n'; c++ {
-		_, n := utf8.DecodeRuneInString(text[off:])
-		off += n
-	}
-	return off
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/evalrun/evalrun/memory"
 	"github.com/evalrun/evalrun/templates"
@@ -26,7 +25,10 @@ func (a *app) index(path string) int {
 	}
 	root := templates.ProjectRoot(wd)
 	if path != "" {
-		root = absTo(wd, path)
+		root = path
+		if !filepath.IsAbs(root) {
+			root = filepath.Join(wd, path)
+		}
 		info, err := os.Stat(root)
 		switch {
 		case err != nil:
@@ -39,16 +41,10 @@ func (a *app) index(path string) int {
 	}
 	sig := notifySignals(a.stderr)
 	defer sig.stop()
-	if sig.pending() {
-		sig.interrupted()
-		return exitInterrupted
-	}
 	var st memory.Stats
-	interrupted := sig.run(context.Background(), func(ctx context.Context) {
+	if sig.guard(func(ctx context.Context) {
 		st, err = memory.Index(ctx, root)
-	})
-	if interrupted {
-		sig.interrupted()
+	}) {
 		return exitInterrupted
 	}
 	if err != nil {
@@ -63,11 +59,11 @@ func (a *app) index(path string) int {
 // contextLookup implements `evalrun context QUERY [--strategy S] [--top-k N]
 // [--json] [--templates DIR]` (SPEC §17.1): the lookup of get-context
 // through the Memory a run uses, whose first lookup refreshes the project's
-// index. The llm strategies get the task system of a run (setup of
-// newRunner: their associative-matching templates run on the provider a run
-// would choose without --provider, and that provider's API key is checked
-// as for a run); the content and metadata strategies ask no model and need
-// no provider. stdout gets one "SCORE PATH" line per match (score
+// index. The llm strategies get the engine of a run (their
+// associative-matching templates run on the provider a run would choose
+// without --provider, and that provider's API key is checked as for a
+// run); the content and metadata strategies ask no model and need no
+// provider. stdout gets one "SCORE PATH" line per match (score
 // to two decimals) and the summary, or with --json the get-context result
 // dict. An invalid strategy or top-k, and (decided here) a blank query,
 // are usage errors (exit 2); a lookup error, even one that left some
@@ -87,42 +83,29 @@ func (a *app) contextLookup(c *contextCmd) int {
 		a.errorf("%s", memory.NoQueryMessage)
 		return exitUsage
 	}
-	var mem *memoryLink
-	var timeout time.Duration
+	var lookup func(ctx context.Context, q memory.Query) memory.Result
 	switch strategy {
 	case memory.StrategyLLM, memory.StrategyLLMMetadata:
-		r, code := a.newRunner(evalFlags{Templates: c.Templates}, "")
+		e, code := a.open(evalFlags{Templates: c.Templates}, "")
 		if code != exitOK {
 			return code
 		}
-		defer r.finish()
-		mem, timeout = r.mem, r.limits.Timeout
+		defer a.finish(e, false)
+		lookup = e.Context
 	default:
 		ws, code := a.loadWorkspace(c.Templates, diagRun)
 		if code != exitOK {
 			return code
 		}
-		mem, timeout = newMemoryLink(ws.root, ws.cfg.Limits.Concurrency, nil), ws.cfg.Limits.Timeout
-		defer mem.close()
+		lookup = ws.Context
 	}
 
 	sig := notifySignals(a.stderr)
 	defer sig.stop()
-	if sig.pending() {
-		sig.interrupted()
-		return exitInterrupted
-	}
 	var res memory.Result
-	interrupted := sig.run(context.Background(), func(ctx context.Context) {
-		if d := timeout; d > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("timeout exceeded (%s)", d))
-			defer cancel()
-		}
-		res = mem.lookup(ctx, memory.Query{Query: c.Query, Strategy: strategy, TopK: int(c.TopK)})
-	})
-	if interrupted {
-		sig.interrupted()
+	if sig.guard(func(ctx context.Context) {
+		res = lookup(ctx, memory.Query{Query: c.Query, Strategy: strategy, TopK: int(c.TopK)})
+	}) {
 		return exitInterrupted
 	}
 	if c.JSON {

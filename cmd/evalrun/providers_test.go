@@ -8,37 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/evalrun/evalrun/config"
-	"github.com/evalrun/evalrun/handler"
 )
-
-func TestNewProvider(t *testing.T) {
-	ps := &providers{opts: handler.RunOptions{Root: t.TempDir(), Getenv: func(string) string { return "" }}}
-	for _, tc := range []struct {
-		name string
-		cfg  config.Provider
-		want string // the provider's name, or the error
-	}{
-		{"echo", config.Provider{}, "echo"},
-		{"openai", config.Provider{}, "openai"},
-		{"replay", config.Provider{}, "replay"},
-		{"quiet", config.Provider{Type: "echo"}, "quiet"},
-		{"local-llm", config.Provider{Type: "openai", BaseURL: "http://127.0.0.1:9/v1"}, "local-llm"},
-		{"other", config.Provider{Type: "anthropic"}, "error: provider type anthropic is not available yet"},
-	} {
-		p, err := ps.newProvider(tc.name, tc.cfg)
-		got := ""
-		if err != nil {
-			got = "error: " + err.Error()
-		} else {
-			got = p.Name()
-		}
-		if got != tc.want {
-			t.Errorf("newProvider(%q, %+v) = %s, want %s", tc.name, tc.cfg, got, tc.want)
-		}
-	}
-}
 
 // TestImplicitOpenAI: with OPENAI_API_KEY set and no provider configured,
 // calls go to the openai provider at $OPENAI_BASE_URL, without the echo

@@ -12,6 +12,7 @@ import (
 
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/value"
 )
@@ -38,7 +39,7 @@ one is printed.
 type replSession struct {
 	a           *app
 	in          *evaluator.Interpreter
-	tasks       *evaluator.TaskSystem
+	reg         *tasksystem.Registry
 	sets        []setting
 	json        bool
 	interactive bool
@@ -60,15 +61,16 @@ func (a *app) repl(flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
-	r, code := a.newRunner(flags, "")
+	e, code := a.open(flags, "")
 	if code != exitOK {
 		return code
 	}
-	defer r.finish()
+	defer a.finish(e, false)
+	defineSets(e.Interpreter(), sets)
 	s := &replSession{
 		a:           a,
-		in:          r.interpreter(sets),
-		tasks:       r.tasks.TaskSystem,
+		in:          e.Interpreter(),
+		reg:         e.Registry(),
 		sets:        sets,
 		json:        flags.JSON,
 		interactive: isTerminal(a.stdin),
@@ -267,11 +269,7 @@ func (s *replSession) command(text string) (quit bool, code int) {
 // listTemplates prints one line per registered template: its name, its alias
 // in parentheses and its provenance, sorted by name.
 func (s *replSession) listTemplates() {
-	if s.tasks == nil {
-		io.WriteString(s.a.stdout, "no templates (no task system is configured)\n")
-		return
-	}
-	ts := slices.Clone(s.tasks.Registry.All())
+	ts := slices.Clone(s.reg.All())
 	if len(ts) == 0 {
 		io.WriteString(s.a.stdout, "no templates\n")
 		return

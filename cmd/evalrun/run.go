@@ -119,11 +119,11 @@ func defineSets(in *evaluator.Interpreter, sets []setting) {
 }
 
 // evaluate compiles the sources as one program and runs it, printing the
-// final value or the error. Before evaluation the provenance line of every
-// global, local or dir template the program names statically is printed
-// (SPEC §10.3). After the value (or the error) stderr gets the usage line
-// when a model call was made (SPEC §17.3); a dry run ends stderr with its
-// summary (SPEC §17.7).
+// final value or the error. Before evaluation the engine prints the
+// provenance line of every global, local or dir template the program names
+// statically (SPEC §10.3). After the value (or the error) stderr gets the
+// usage line when a model call was made (SPEC §17.3); a dry run ends stderr
+// with its summary (SPEC §17.7).
 func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags) int {
 	sig := notifySignals(a.stderr)
 	defer sig.stop()
@@ -135,26 +135,16 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags) int
 	if err != nil {
 		return a.reportError(err)
 	}
-	r, code := a.newRunner(flags, "")
+	e, code := a.open(flags, "")
 	if code != exitOK {
 		return code
 	}
-	r.reportUsage = true
-	defer r.finish()
-	for _, t := range staticTemplates(forms, r.tasks.Registry.Lookup) {
-		r.prov.reached(t)
-	}
-	in := r.interpreter(sets)
-	if sig.pending() {
-		sig.interrupted()
-		return exitInterrupted
-	}
+	defer a.finish(e, true)
+	defineSets(e.Interpreter(), sets)
 	var v value.Value
-	interrupted := sig.run(context.Background(), func(ctx context.Context) {
-		v, err = in.Run(ctx, prog)
-	})
-	if interrupted {
-		sig.interrupted()
+	if sig.guard(func(ctx context.Context) {
+		v, err = e.Run(ctx, prog)
+	}) {
 		return exitInterrupted
 	}
 	if err != nil {

@@ -1,27 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/evalrun/evalrun/config"
-	"github.com/evalrun/evalrun/evaluator"
-	"github.com/evalrun/evalrun/handler"
-	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/engine"
+	"github.com/evalrun/evalrun/tasksystem"
 )
-
-// workspace is what every command that knows templates starts from: the
-// working directory, the project root, the merged configuration (SPEC §18)
-// and the templates of every scope (SPEC §10.1).
-type workspace struct {
-	wd, root, home string
-	cfg            *config.Config
-	set            *templates.Set
-}
 
 // diagStyle says how template diagnostics are printed.
 type diagStyle int
@@ -35,49 +24,17 @@ const (
 	diagQuiet
 )
 
-// loadWorkspace finds the project root, reads the configuration and loads
-// the templates of the built-in, global, local and dirs scopes. Template
-// diagnostics (errors, shadowing and other warnings) are printed. It
-// returns exitUsage for a configuration error, exitSyntax when a template
-// does not validate.
-func (a *app) loadWorkspace(dirs []string, style diagStyle) (*workspace, int) {
-	wd, err := os.Getwd()
+// loadWorkspace loads the configuration and the templates of every scope
+// for a command that does not run anything (check, templates, context).
+// Template diagnostics are printed in the given style. It returns exitUsage
+// for a configuration or flag error, exitSyntax (with the workspace) when a
+// template does not validate.
+func (a *app) loadWorkspace(dirs []string, style diagStyle) (*engine.Workspace, int) {
+	ws, err := engine.LoadWorkspace(engine.Options{Templates: dirs, Getenv: a.getenv})
 	if err != nil {
-		a.errorf("cannot find the working directory: %v", err)
-		return nil, exitUsage
+		return nil, a.openFailed(err)
 	}
-	ws := &workspace{wd: wd, root: templates.ProjectRoot(wd), home: a.home()}
-	cfg, err := config.Load(config.GlobalPath(a.getenv), config.LocalPath(ws.root),
-		config.WithDisplay(ws.display))
-	if err != nil {
-		for _, e := range config.Errors(err) {
-			io.WriteString(a.stderr, e.Display())
-		}
-		return nil, exitUsage
-	}
-	ws.cfg = cfg
-	for _, d := range dirs {
-		if info, err := os.Stat(d); err == nil && !info.IsDir() {
-			a.errorf("--templates %s: not a directory", d)
-			return nil, exitUsage
-		}
-	}
-	var src templates.Sources
-	if g := config.GlobalDir(a.getenv); g != "" {
-		src.Global = filepath.Join(g, "templates")
-	}
-	src.Local = filepath.Join(ws.root, ".evalrun", "templates")
-	src.Dirs = dirs
-	tools := handler.NewTools(handler.ToolsConfig{Root: ws.root, WorkDir: wd})
-	set, diags := templates.Load(templates.LoadOptions{
-		Sources:    src,
-		WorkDir:    wd,
-		Home:       ws.home,
-		KnownTools: tools.HasTool,
-		KnownRoles: cfg.HasRole,
-	})
-	ws.set = set
-	for _, d := range diags {
+	for _, d := range ws.Diagnostics {
 		switch style {
 		case diagCheck:
 			io.WriteString(a.stderr, d.DisplaySeverity())
@@ -85,16 +42,93 @@ func (a *app) loadWorkspace(dirs []string, style diagStyle) (*workspace, int) {
 			io.WriteString(a.stderr, d.Display())
 		}
 	}
-	if templates.HasErrors(diags) {
+	if ws.Err() != nil {
 		return ws, exitSyntax
 	}
 	return ws, exitOK
 }
 
-// display shows a path as evalrun does: relative to the working directory
-// when below it, else with ~ for the home directory (SPEC §10.1).
-func (ws *workspace) display(path string) string {
-	return templates.DisplayPath(path, ws.wd, ws.home)
+// open starts the run of run, eval, task or repl (and of context with an
+// llm strategy) with the flags of the command; instructions is the text of
+// {{instructions}} (evalrun task). A problem is printed and its exit code
+// returned.
+func (a *app) open(flags evalFlags, instructions string) (*engine.Engine, int) {
+	e, err := engine.Open(engine.Options{
+		Templates:    flags.Templates,
+		Provider:     flags.Provider,
+		Model:        flags.Model,
+		Files:        flags.RunFiles,
+		DryRun:       flags.DryRun,
+		Record:       flags.Record,
+		Timeout:      flags.Timeout,
+		Instructions: instructions,
+		Stdin:        a.stdin,
+		Stderr:       a.stderr,
+		Getenv:       a.getenv,
+	})
+	if err != nil {
+		return nil, a.openFailed(err)
+	}
+	return e, exitOK
+}
+
+// openFailed prints an error of engine.Open or engine.LoadWorkspace and
+// returns its exit code: exitSyntax for a template validation error (whose
+// diagnostics are already printed), exitUsage for the others. A
+// configuration error prints each problem with its source line and caret.
+func (a *app) openFailed(err error) int {
+	var ee *engine.Error
+	if errors.As(err, &ee) && ee.Kind == engine.KindTemplate {
+		return exitSyntax
+	}
+	var cl config.ErrorList
+	if errors.As(err, &cl) {
+		for _, e := range cl {
+			io.WriteString(a.stderr, e.Display())
+		}
+		return exitUsage
+	}
+	a.errorf("%v", err)
+	return exitUsage
+}
+
+// finish ends a run: with usage, the usage line of SPEC §17.3 when a model
+// call was made; then the engine closes the memory index and the cassette
+// and (dry run) prints its summary line.
+func (a *app) finish(e *engine.Engine, usage bool) {
+	if usage {
+		if line := usageLine(e.Usage()); line != "" {
+			fmt.Fprintf(a.stderr, "%s\n", line)
+		}
+	}
+	if err := e.Close(); err != nil {
+		a.errorf("%v", err)
+	}
+}
+
+// usageLine is the usage line of SPEC §17.3,
+// `usage: 3 model calls (1 replayed), 1234 input + 567 output tokens, 5 turns`,
+// or "" when no model call was made or replayed.
+func usageLine(u tasksystem.RunUsage) string {
+	if u.Calls == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("usage: ")
+	b.WriteString(plural(u.Calls, "model call", "model calls"))
+	if u.Replayed > 0 {
+		fmt.Fprintf(&b, " (%d replayed)", u.Replayed)
+	}
+	fmt.Fprintf(&b, ", %d input + %d output tokens, %s", u.InputTokens, u.OutputTokens, plural(u.Turns, "turn", "turns"))
+	return b.String()
+}
+
+// plural is "N one" for 1, else "N many".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // home returns the home directory: $HOME, else the system's idea of it.
@@ -104,61 +138,4 @@ func (a *app) home() string {
 	}
 	h, _ := os.UserHomeDir()
 	return h
-}
-
-// hiddenBy says what makes a template of this name unreachable by bare name
-// (SPEC §10.1): "special form", "primitive", or "" when nothing does.
-func hiddenBy(name string) string {
-	switch {
-	case evaluator.IsSpecialForm(name):
-		return "special form"
-	case evaluator.IsPrimitive(name):
-		return "primitive"
-	}
-	return ""
-}
-
-// hiddenMessage is the warning for a template whose name a special form or
-// primitive hides, or whose name is a tool's (SPEC §10.1, §17.4); "" when
-// the name is free.
-func hiddenMessage(name string, isTool func(string) bool) string {
-	if by := hiddenBy(name); by != "" {
-		return fmt.Sprintf("template '%s' is hidden by the %s '%s'; use (call \"%s\" ...)", name, by, name, name)
-	}
-	if isTool != nil && isTool(name) {
-		return fmt.Sprintf("template '%s' has the name of a tool; (%s ...) calls the template", name, name)
-	}
-	return ""
-}
-
-// lockedWriter serialises writes to a stream shared by the goroutines of a
-// run (log lines, warnings, provenance lines, notices), so that lines never
-// interleave.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// printf writes one formatted message whole.
-func (l *lockedWriter) printf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, format, args...)
-}
-
-// originText is "SCOPE (PATH:LINE)", or the scope alone for a template
-// without a file, as the shadowing warnings write it (SPEC §10.1).
-func originText(t *templates.Template) string {
-	src := t.Source()
-	scope, rest, ok := strings.Cut(src, " ")
-	if !ok {
-		return src
-	}
-	return scope + " (" + rest + ")"
 }

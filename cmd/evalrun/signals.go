@@ -78,3 +78,14 @@ func (s *signals) run(parent context.Context, fn func(ctx context.Context)) (int
 	close(done)
 	return <-finished
 }
+
+// guard runs fn as run does, unless a signal is already pending. When a
+// signal came, before or while fn ran, it prints "evalrun: interrupted"
+// and reports true.
+func (s *signals) guard(fn func(ctx context.Context)) (interrupted bool) {
+	if s.pending() || s.run(context.Background(), fn) {
+		s.interrupted()
+		return true
+	}
+	return false
+}

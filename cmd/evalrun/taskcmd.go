@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io"
 	"strings"
 
-	"github.com/evalrun/evalrun/evaluator"
-	"github.com/evalrun/evalrun/tasksystem"
+	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -23,57 +22,28 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
-	r, code := a.newRunner(flags, instructions)
+	e, code := a.open(flags, instructions)
 	if code != exitOK {
 		return code
 	}
-	r.reportUsage = true
-	defer r.finish()
-	reg := r.tasks.Registry
-	t, ok := reg.Lookup(name)
-	if !ok {
-		a.errorf("unknown template '%s'%s", name, suggestions(reg, name))
-		return exitUsage
-	}
-	call := &evaluator.TaskCall{Name: name, Template: t}
-	for _, s := range sets {
-		var err error
-		switch s.Name {
-		case "files":
-			call.Files, err = filesValue(name, s.Value)
-			call.FilesGiven = true
-		case "context":
-			call.Context, err = tasksystem.ParseContextArg(name, s.Value)
-		case "history_config":
-			call.History, err = tasksystem.ParseHistoryArg(name, s.Value)
-		default:
-			call.Named = append(call.Named, evaluator.NamedValue{Name: s.Name, Value: s.Value})
-		}
-		if err != nil {
-			a.errorf("invalid --set %s: %v", s.Name, err)
-			return exitUsage
-		}
-	}
-	r.prov.reached(t)
-
+	defer a.finish(e, true)
 	sig := notifySignals(a.stderr)
 	defer sig.stop()
-	if sig.pending() {
-		sig.interrupted()
+	var res *value.TaskResult
+	var err error
+	if sig.guard(func(ctx context.Context) {
+		res, err = e.Task(ctx, name, sets)
+	}) {
 		return exitInterrupted
 	}
-	var res *value.TaskResult
-	interrupted := sig.run(context.Background(), func(ctx context.Context) {
-		if d := r.limits.Timeout; d > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("timeout exceeded (%s)", d))
-			defer cancel()
+	if err != nil {
+		var ie *engine.InputError
+		if errors.As(err, &ie) {
+			a.errorf("invalid --set %s: %v", ie.Name, ie.Err)
+		} else {
+			a.errorf("%v", err)
 		}
-		res = r.tasks.Execute(ctx, call)
-	})
-	if interrupted {
-		sig.interrupted()
-		return exitInterrupted
+		return exitUsage
 	}
 	if flags.JSON {
 		a.printValue(res, true)
@@ -89,24 +59,4 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 		return exitEval
 	}
 	return exitOK
-}
-
-// filesValue reads the files argument of a task given with --set: a path
-// string or a list of them (SPEC §11.1).
-func filesValue(task string, v value.Value) ([]string, error) {
-	switch v := v.(type) {
-	case value.String:
-		return []string{string(v)}, nil
-	case value.List:
-		files := make([]string, len(v))
-		for i, e := range v {
-			s, ok := e.(value.String)
-			if !ok {
-				return nil, fmt.Errorf("'files' argument for task '%s' must evaluate to a list of strings, got %s: %s", task, v.Type(), v)
-			}
-			files[i] = string(s)
-		}
-		return files, nil
-	}
-	return nil, fmt.Errorf("'files' argument for task '%s' must evaluate to a list of strings, got %s: %s", task, v.Type(), v)
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
 )
@@ -20,16 +20,12 @@ import (
 // returns it with a registry of the templates in load order. A template
 // validation error is printed and ends the command with exit 3, except for
 // validate, which reports its own files.
-func (a *app) templateRegistry(dirs []string) (*workspace, *tasksystem.Registry, int) {
+func (a *app) templateRegistry(dirs []string) (*engine.Workspace, *tasksystem.Registry, int) {
 	ws, code := a.loadWorkspace(dirs, diagRun)
 	if code != exitOK {
 		return nil, nil, code
 	}
-	reg := tasksystem.NewRegistry()
-	for _, t := range ws.set.Templates() {
-		reg.Add(t)
-	}
-	return ws, reg, exitOK
+	return ws, ws.Registry(), exitOK
 }
 
 // Layout of `templates list` (SPEC §10.4).
@@ -48,7 +44,7 @@ func (a *app) templatesList(dirs []string, asJSON bool) int {
 	if code != exitOK {
 		return code
 	}
-	items := ws.set.List()
+	items := ws.Templates.List()
 	if asJSON {
 		if items == nil {
 			items = []templates.ListItem{}
@@ -67,7 +63,7 @@ func (a *app) templatesList(dirs []string, asJSON bool) int {
 	type row struct{ name, desc, file, mark string }
 	groups := map[*templates.Dir][]row{}
 	nameW, descW, fileW := listNameMin, 0, 0
-	for i, e := range ws.set.Entries {
+	for i, e := range ws.Templates.Entries {
 		it := items[i]
 		r := row{name: it.Name, desc: cutText(it.Description, listDescMax), file: it.Path}
 		if it.Alias != nil {
@@ -83,7 +79,7 @@ func (a *app) templatesList(dirs []string, asJSON bool) int {
 	}
 	var b strings.Builder
 	gap := strings.Repeat(" ", listColumnGap)
-	for _, d := range ws.set.Dirs {
+	for _, d := range ws.Templates.Dirs {
 		rows := groups[d]
 		if !d.Exists || (len(rows) == 0 && d.Scope == templates.ScopeBuiltin) {
 			continue
@@ -135,11 +131,11 @@ func (a *app) templatesShow(dirs []string, name string) int {
 	}
 	t, ok := reg.Lookup(name)
 	if !ok {
-		a.errorf("unknown template '%s'%s", name, suggestions(reg, name))
+		a.errorf("%v", &engine.UnknownTemplateError{Name: name, Suggestions: engine.Suggest(reg, name)})
 		return exitUsage
 	}
 	text := t.XML
-	for _, e := range ws.set.Entries {
+	for _, e := range ws.Templates.Entries {
 		if e.Template == t {
 			text = dedentElement(e, text)
 			break
@@ -189,36 +185,13 @@ func (a *app) templatesValidate(dirs, files []string) int {
 		return code
 	}
 	code = exitOK
-	tools := handler.NewTools(handler.ToolsConfig{Root: ws.root, WorkDir: ws.wd})
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		diags, err := ws.ValidateFile(f)
 		if err != nil {
 			a.errorf("cannot read %s: %v", f, reason(err))
 			code = exitUsage
 			continue
 		}
-		schemas := templates.NewSchemas()
-		for _, s := range ws.set.Schemas.Files() {
-			schemas.Add(s)
-		}
-		var diags []templates.Diagnostic
-		siblings, _ := filepath.Glob(filepath.Join(filepath.Dir(f), "*"+templates.SchemaSuffix))
-		for _, sf := range siblings {
-			sd, err := os.ReadFile(sf)
-			if err != nil {
-				continue
-			}
-			s, ds := templates.ParseSchemaFile(sf, sd)
-			diags = append(diags, ds...)
-			if s != nil {
-				schemas.Add(s)
-			}
-		}
-		_, ds := templates.ParseFile(f, data, templates.ScopeDir,
-			templates.WithSchemas(schemas),
-			templates.WithKnownTools(tools.HasTool),
-			templates.WithKnownRoles(ws.cfg.HasRole))
-		diags = append(diags, ds...)
 		for _, d := range diags {
 			io.WriteString(a.stderr, d.Display())
 		}
@@ -250,8 +223,8 @@ func dedentElement(e *templates.Entry, xml string) string {
 		return xml
 	}
 	line := lines[t.Line-1]
-	off := offsetOf(line, 1, t.Col)
-	prefix := line[:off]
+	// The prefix is white space, one byte per column, or nothing is cut.
+	prefix := line[:min(t.Col-1, len(line))]
 	if strings.Trim(prefix, " \t") != "" {
 		return xml
 	}

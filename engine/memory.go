@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func (m *memoryLink) getContext(ctx context.Context, q evaluator.ContextQuery) *
 	}).Value()
 }
 
-// lookup is get_relevant_context_for (SPEC §15.4), for evalrun context.
+// lookup is get_relevant_context_for (SPEC §15.4), for Engine.Context.
 func (m *memoryLink) lookup(ctx context.Context, q memory.Query) memory.Result {
 	return m.mem.GetRelevantContextFor(ctx, q)
 }

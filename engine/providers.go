@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"context"
@@ -102,8 +102,8 @@ func (ps *providers) lookup(name string) (handler.Provider, bool) {
 // prints the provenance line of a template reached through a computed name
 // just before its first model call (SPEC §10.3), the echo notice before
 // the first call the implicit echo provider answers (SPEC §14.5), and
-// under --dry-run writes every request into the run's prompt directory
-// (SPEC §17.7). With --record, every answer goes to the run's cassette
+// under DryRun writes every request into the run's prompt directory
+// (SPEC §17.7). With Record, every answer goes to the run's cassette
 // (SPEC §14.6).
 type watch struct {
 	stderr   *lockedWriter
@@ -112,7 +112,7 @@ type watch struct {
 	cassette *handler.Cassette
 }
 
-// wrap returns p wrapped so that its calls are watched and, with --record,
+// wrap returns p wrapped so that its calls are watched and, with Record,
 // its answers recorded. Every provider of a run is built through wrap.
 func (w *watch) wrap(p handler.Provider) *watchedProvider {
 	if w.cassette != nil {
@@ -121,7 +121,7 @@ func (w *watch) wrap(p handler.Provider) *watchedProvider {
 	return &watchedProvider{inner: p, w: w}
 }
 
-// watchedProvider answers like the provider it wraps (under --dry-run the
+// watchedProvider answers like the provider it wraps (under DryRun the
 // inner provider is the echo provider) and reports each call to its watch.
 type watchedProvider struct {
 	inner handler.Provider
@@ -188,21 +188,21 @@ func (p *watchedProvider) CheckKey() error { return handler.CheckKey(p.inner) }
 // callKey is the context key of the task call a model call belongs to.
 type callKey struct{}
 
-// callInfo is what the CLI knows of a running task call.
+// callInfo is what the engine knows of a running task call.
 type callInfo struct {
 	name     string
 	template *templates.Template
 }
 
-// cliTasks is the task system of a run: evaluator.TaskSystem, with every
+// runTasks is the task system of a run: evaluator.TaskSystem, with every
 // task call's context carrying the call (for the watch) and the defatom
 // warnings of SPEC §10.1.
-type cliTasks struct {
+type runTasks struct {
 	*evaluator.TaskSystem
 }
 
 // Execute implements evaluator.Tasks.
-func (t *cliTasks) Execute(ctx context.Context, c *evaluator.TaskCall) *value.TaskResult {
+func (t *runTasks) Execute(ctx context.Context, c *evaluator.TaskCall) *value.TaskResult {
 	ctx = context.WithValue(ctx, callKey{}, &callInfo{name: c.Name, template: c.Template})
 	return t.TaskSystem.Execute(ctx, c)
 }
@@ -239,4 +239,67 @@ func (p *provenance) reached(t *templates.Template) {
 // providerNames lists the names --provider accepts, for messages.
 func providerNames(cfg *config.Config) string {
 	return strings.Join(cfg.ProviderNames(), ", ")
+}
+
+// chooseProviders picks the run's provider (Options.Provider, or the echo
+// provider under DryRun) and the default provider (default_provider, else
+// OPENAI_API_KEY's openai, else the echo provider with the notice) of SPEC
+// §14.5. A provider chosen for the whole run must have its API key: a
+// missing key is a configuration error.
+func (e *Engine) chooseProviders(ps *providers, w *watch) (run, def handler.Provider, err error) {
+	opts, cfg := e.opts, e.ws.Config
+	named := func(what, name string) (handler.Provider, error) {
+		p, ok, err := ps.get(name)
+		switch {
+		case !ok:
+			return nil, errorf(KindConfig, "unknown provider '%s' (%s; known: %s)", name, what, providerNames(cfg))
+		case err != nil:
+			return nil, errorf(KindConfig, "provider '%s': %v", name, err)
+		}
+		if !opts.DryRun {
+			if err := handler.CheckKey(p); err != nil {
+				return nil, &Error{Kind: KindConfig, Err: err}
+			}
+		}
+		return p, nil
+	}
+	// The provider the run would use for calls no template assigns.
+	implicit := ""
+	switch {
+	case opts.Provider != "":
+		implicit = opts.Provider
+	case cfg.DefaultProvider != "":
+		implicit = cfg.DefaultProvider
+	case opts.Getenv(handler.DefaultAPIKeyEnv) != "":
+		implicit = config.TypeOpenAI
+	}
+	if opts.Provider != "" {
+		if !cfg.HasProvider(opts.Provider) {
+			return nil, nil, errorf(KindUsage, "unknown provider '%s' (--provider; known: %s)", opts.Provider, providerNames(cfg))
+		}
+	}
+	if opts.DryRun {
+		// The echo provider answers everything; the default model is the
+		// one of the provider the run would have used.
+		p := w.wrap(handler.Echo{})
+		if pc, ok := cfg.Provider(implicit); ok {
+			p.model = pc.Model
+		}
+		return p, nil, nil
+	}
+	if opts.Provider != "" {
+		p, err := named("--provider", opts.Provider)
+		return p, nil, err
+	}
+	if implicit != "" {
+		what := "default_provider"
+		if cfg.DefaultProvider == "" {
+			what = "OPENAI_API_KEY is set"
+		}
+		p, err := named(what, implicit)
+		return nil, p, err
+	}
+	echo := w.wrap(handler.Echo{})
+	echo.notice = new(sync.Once)
+	return nil, echo, nil
 }

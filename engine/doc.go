@@ -1,0 +1,50 @@
+// Package engine wires the packages of evalrun into one run, for the
+// evalrun command and for any Go program that embeds evalrun: Open reads
+// the configuration (package config) and loads the templates of every
+// scope (package templates), registers them (tasksystem.Registry), builds
+// the providers (handler.NewProvider, with the choice of SPEC §14.5, the
+// echo notice, dry-run prompt capture and cassette recording), the tools
+// (handler.NewTools), the link to the memory index (package memory), the
+// executor (tasksystem.NewExecutor with the configured limits and roles)
+// and an interpreter over them (evaluator.New, evaluator.NewTaskSystem).
+//
+//	e, err := engine.Open(engine.Options{Provider: "echo", Stderr: os.Stderr})
+//	if err != nil {
+//		return err // an *engine.Error; its Kind says usage, config or template
+//	}
+//	defer e.Close()
+//	v, err := e.Eval(ctx, "<main>", `(greet (name "Ada"))`)
+//
+// Run and Eval evaluate programs in the interpreter's global environment,
+// first writing the provenance line (SPEC §10.3) of every global, local or
+// dir template the program names; Task runs one template by name with its
+// inputs; Context is the get-context lookup. Diagnostics — template
+// warnings, the echo notice, provenance, log-message and retry lines, the
+// dry-run summary — go to Options.Stderr, whole lines at a time; results
+// are returned, never printed. LoadWorkspace gives the configuration and
+// templates alone, for tools that check or list them without running
+// anything.
+//
+// # One engine per run
+//
+// An Engine is one run, and a process that runs several workflows opens
+// one Engine for each. The executor's run-wide state belongs to it: the
+// sequence numbers of task calls, the outputs of completed calls that
+// later calls accumulate, the session history, and the model usage that
+// Usage reports.
+// So does the memory: the project's index is opened and refreshed by the
+// first lookup of the run only, and later lookups see that snapshot; a new
+// run refreshes it again. The run's start time (the {{date}} of
+// templates), its dry-run directory and its cassette belong to it too.
+// Within a run, Run, Eval and Task may be called many times (the REPL does
+// that, and Interpreter().Reset starts a new global environment without
+// starting a new run). Run and Eval are for one goroutine at a time, as
+// the interpreter is; the parallel forms of a program run concurrently
+// under its control. Close ends the run: it closes the memory index and the cassette
+// and writes the dry-run summary line.
+//
+// The evalrun command (cmd/evalrun) is a thin layer over this package: it
+// parses flags, reads files, prints values and errors, maps the Kind of an
+// *Error to an exit code and turns signals into cancellation. No package
+// of the module other than cmd/evalrun imports engine.
+package engine

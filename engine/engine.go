@@ -1,0 +1,451 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/memory"
+	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/tasksystem"
+	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/value"
+)
+
+// Options configures one run: where it starts from, which templates it
+// adds, how it picks its providers, and where its diagnostics go. The zero
+// value runs in the working directory with the configured providers and
+// discards diagnostics.
+type Options struct {
+	// WorkDir is the working directory: the project root is the nearest
+	// ancestor holding .evalrun/ or .git, and relative paths (Templates,
+	// Files, Record, a task's files) resolve against it. "" means
+	// os.Getwd.
+	WorkDir string
+	// Templates are directories loaded after the global and local
+	// template directories (scope dir; --templates).
+	Templates []string
+	// Provider is the provider of every call (--provider): openai, echo,
+	// replay or a configured name. "" leaves the choice to the templates,
+	// default_provider and OPENAI_API_KEY, else the echo provider with a
+	// notice (SPEC §14.5).
+	Provider string
+	// Model is the model of every call (--model); "" keeps the templates'
+	// and the providers' models.
+	Model string
+	// Files are added to the ambient context of every task of the run
+	// (--files, SPEC §13.3); each must exist and may lie outside the
+	// project.
+	Files []string
+	// DryRun makes the echo provider answer every call, never runs the
+	// shell tool, and writes every prompt to .evalrun/dry-run/RUN-ID/
+	// (SPEC §17.7).
+	DryRun bool
+	// Record, when not "", is a cassette file to which every model answer
+	// of every provider of the run is appended, for the replay provider
+	// (--record, SPEC §14.6). With DryRun the echo answers are recorded.
+	Record string
+	// Timeout ends each Run, Task and Context call with an error after
+	// this long; 0 means [limits] timeout. It must not be negative.
+	Timeout time.Duration
+	// Instructions is the text of {{instructions}} (evalrun task NAME
+	// "text").
+	Instructions string
+	// Stdin serves the request_user_input tool, which is offered to a
+	// model only when Stdin and Stderr are terminals; nil means os.Stdin.
+	Stdin io.Reader
+	// Stderr receives template diagnostics, warnings, the echo notice,
+	// provenance lines, log-message lines, retry lines and the dry-run
+	// summary, one whole line at a time; nil discards them.
+	Stderr io.Writer
+	// Getenv reads the environment (API keys, EVALRUN_HOME, HOME,
+	// EVALRUN_CASSETTE); nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// Engine is one run of evalrun, wired together: the workspace
+// (configuration and templates), the template registry, the providers, the
+// tools, the memory index, the executor and an interpreter over them. Open
+// makes one; Close ends it.
+//
+// TASK SYSTEM WIRING POINT: Open is the one place where the task system is
+// constructed. The memory index plugs in here, and so will the journal.
+type Engine struct {
+	opts   Options
+	ws     *Workspace
+	stderr *lockedWriter
+	reg    *tasksystem.Registry
+	tasks  *runTasks
+	tools  *handler.Tools
+	exec   *tasksystem.Executor
+	interp *evaluator.Interpreter
+	prov   *provenance
+	dry    *dryRun
+	mem    *memoryLink
+	// cassette records every answer of every provider of the run
+	// (Options.Record); nil without it.
+	cassette *handler.Cassette
+	limits   evaluator.Limits
+	start    time.Time
+	runID    string
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open reads the configuration, loads the templates of every scope, and
+// builds the run's providers, tools, memory link, executor and
+// interpreter. Template diagnostics (errors, shadowing and other warnings)
+// and the warnings for templates a special form or primitive hides are
+// written to opts.Stderr. Every error is an *Error whose Kind says what
+// went wrong: KindUsage or KindConfig (exit 2 for the evalrun command),
+// KindTemplate (exit 3).
+func Open(opts Options) (*Engine, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Timeout < 0 {
+		return nil, errorf(KindUsage, "invalid timeout %s: the duration must not be negative", opts.Timeout)
+	}
+	out := opts.Stderr
+	if out == nil {
+		out = io.Discard
+	}
+	stdin := opts.Stdin
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	stderr := &lockedWriter{w: out}
+	ws, err := LoadWorkspace(opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range ws.Diagnostics {
+		io.WriteString(stderr, d.Display())
+	}
+	if err := ws.Err(); err != nil {
+		return nil, err
+	}
+	cfg := ws.Config
+	e := &Engine{
+		opts:   opts,
+		ws:     ws,
+		stderr: stderr,
+		start:  time.Now(),
+	}
+	e.runID = newRunID(e.start)
+	e.prov = newProvenance(stderr)
+	if opts.DryRun {
+		e.dry = newDryRun(ws.Root, e.runID, ws.Display)
+	}
+
+	// Files: every path must exist; relative paths are resolved against
+	// the working directory by the executor (SPEC §12.4).
+	for _, f := range opts.Files {
+		if _, err := os.Stat(absTo(ws.WorkDir, f)); err != nil {
+			return nil, errorf(KindUsage, "cannot read %s: %v", f, reason(err))
+		}
+	}
+
+	// The registry: every template of every scope in load order (SPEC §10.2).
+	e.reg = ws.Registry()
+	// Record: one cassette for the whole run, wrapping every provider the
+	// watch wraps — the run's, the default and those templates name
+	// (decided here: with DryRun it records the echo answers).
+	if opts.Record != "" {
+		e.cassette = handler.NewCassette(e.path(opts.Record))
+	}
+	w := &watch{stderr: stderr, prov: e.prov, dry: e.dry, cassette: e.cassette}
+	var hide []string
+	for _, p := range cfg.Providers {
+		if p.APIKeyEnv != "" {
+			hide = append(hide, p.APIKeyEnv)
+		}
+	}
+	// The memory's llm strategies run the built-in associative-matching
+	// templates through the executor, which is made below.
+	e.mem = newMemoryLink(ws.Root, cfg.Limits.Concurrency, e.runTemplate)
+	e.tools = handler.NewTools(handler.ToolsConfig{
+		Root:       ws.Root,
+		WorkDir:    ws.WorkDir,
+		ShellAllow: cfg.Tools.ShellAllow,
+		HideEnv:    hide,
+		DryRun:     opts.DryRun,
+		Context:    retriever{e.mem},
+		Stdin:      stdin,
+		Stderr:     stderr,
+		Interactive: func() bool {
+			return isTerminal(stdin) && isTerminal(out)
+		},
+	})
+	ps := &providers{
+		cfg: cfg,
+		opts: handler.RunOptions{
+			Root:     ws.Root,
+			Attempts: cfg.Limits.LLMAttempts,
+			Getenv:   opts.Getenv,
+			Notify:   func(msg string) { stderr.printf("%s\n", msg) },
+		},
+		watch: w,
+		built: map[string]handler.Provider{},
+		errs:  map[string]error{},
+	}
+	runProvider, defaultProvider, err := e.chooseProviders(ps, w)
+	if err != nil {
+		e.mem.close()
+		return nil, err
+	}
+	e.exec = tasksystem.NewExecutor(tasksystem.Options{
+		Start:           e.start,
+		Provider:        runProvider,
+		DefaultProvider: defaultProvider,
+		Providers:       ps.lookup,
+		Model:           opts.Model,
+		MaxTurns:        cfg.Limits.MaxTurns,
+		ContextFraction: cfg.Limits.ContextFraction,
+		Roles:           cfg.Roles,
+		Instructions:    opts.Instructions,
+		Root:            ws.Root,
+		WorkDir:         ws.WorkDir,
+		RunFiles:        opts.Files,
+		Stderr:          stderr,
+		SubsetK:         cfg.Context.SubsetK,
+		FreshTopK:       cfg.Context.FreshTopK,
+		Tools:           e.tools,
+		Memory:          e.mem,
+	})
+	ts := evaluator.NewTaskSystem(e.reg, e.exec)
+	ts.Tools = e.tools
+	ts.Context = e.mem.getContext
+	ts.OnDefine = func(t *templates.Template, res tasksystem.AddResult) {
+		if old := res.Replaced; old != nil && old.Scope != templates.ScopeDefatom {
+			stderr.printf("warning: template '%s' from %s shadows %s\n", t.Name, originText(t), originText(old))
+		}
+		if msg := HiddenWarning(t.Name, nil); msg != "" {
+			stderr.printf("warning: %s\n", msg)
+		}
+	}
+	e.tasks = &runTasks{TaskSystem: ts}
+	for _, t := range e.reg.All() {
+		if t.Scope == templates.ScopeBuiltin {
+			continue
+		}
+		if msg := HiddenWarning(t.Name, nil); msg != "" {
+			stderr.printf("warning: %s\n", msg)
+		}
+	}
+
+	timeout := cfg.Limits.Timeout
+	if opts.Timeout > 0 {
+		timeout = opts.Timeout
+	}
+	e.limits = evaluator.Limits{
+		RecursionDepth: cfg.Limits.RecursionDepth,
+		MaxSteps:       cfg.Limits.MaxSteps,
+		Timeout:        timeout,
+		Concurrency:    cfg.Limits.Concurrency,
+		MaxStringBytes: cfg.Limits.MaxStringBytes,
+	}
+	e.interp = evaluator.New(evaluator.Options{
+		Tasks:  e.tasks,
+		Limits: e.limits,
+		Stderr: stderr,
+	})
+	return e, nil
+}
+
+// runTemplate runs a built-in template for the memory's llm strategies,
+// outside the run's concurrency semaphore.
+func (e *Engine) runTemplate(ctx context.Context, name string, inputs *value.Dict) *value.TaskResult {
+	t, ok := e.reg.Lookup(name)
+	if !ok {
+		return value.Failed(tasksystem.ReasonTemplateNotFound, "Template not found: '"+name+"'", nil)
+	}
+	var named []tasksystem.NamedArg
+	if inputs != nil {
+		for k, v := range inputs.All() {
+			named = append(named, tasksystem.NamedArg{Name: k, Value: v})
+		}
+	}
+	ctx = context.WithValue(ctx, callKey{}, &callInfo{name: name, template: t})
+	return e.exec.Execute(ctx, tasksystem.Request{Name: name, Template: t, Named: named})
+}
+
+// path resolves a path given in Options against Options.WorkDir; with the
+// process's working directory it is left as given.
+func (e *Engine) path(p string) string {
+	if e.opts.WorkDir == "" {
+		return p
+	}
+	return absTo(e.ws.WorkDir, p)
+}
+
+// Interpreter returns the run's interpreter: one global environment over
+// the run's task system, with the run's limits. Bind values with Define
+// before Run; Reset starts a new global environment in the same run.
+func (e *Engine) Interpreter() *evaluator.Interpreter { return e.interp }
+
+// Registry returns the run's template registry: every template of every
+// scope in load order, and those defatom adds while the run goes on.
+func (e *Engine) Registry() *tasksystem.Registry { return e.reg }
+
+// Workspace returns the directories, configuration and templates the run
+// was opened with.
+func (e *Engine) Workspace() *Workspace { return e.ws }
+
+// Tools returns the run's tools. Register a tool of the embedding program
+// before the first Run or Task.
+func (e *Engine) Tools() *handler.Tools { return e.tools }
+
+// Run evaluates a program in the interpreter's global environment and
+// returns the value of its last form. First it writes the provenance line
+// (SPEC §10.3) of every global, local or dir template the program names
+// statically; a template reached only through a computed name gets its
+// line just before its first model call. Errors are *evaluator.Error
+// values; a FAILED task is a value, not an error.
+func (e *Engine) Run(ctx context.Context, prog *evaluator.Program) (value.Value, error) {
+	for _, t := range staticTemplates(prog.Forms, e.reg.Lookup) {
+		e.prov.reached(t)
+	}
+	return e.interp.Run(ctx, prog)
+}
+
+// Eval reads and compiles text as a program named name (used in
+// positions) and runs it as Run does. A syntax error is a *sexp.Error.
+func (e *Engine) Eval(ctx context.Context, name, text string) (value.Value, error) {
+	prog, err := evaluator.Compile(sexp.NewSource(name, text))
+	if err != nil {
+		return nil, err
+	}
+	return e.Run(ctx, prog)
+}
+
+// Task runs the template found by name, alias or type:subtype once, with
+// inputs as its named arguments, in order (files, context and
+// history_config are the reserved arguments of SPEC §11.1), under the
+// run's timeout. An unknown name is an *Error of KindUsage holding an
+// *UnknownTemplateError; a reserved argument of the wrong shape one
+// holding an *InputError. A task that fails returns a FAILED TaskResult
+// and no error.
+func (e *Engine) Task(ctx context.Context, name string, inputs []evaluator.NamedValue) (*value.TaskResult, error) {
+	t, ok := e.reg.Lookup(name)
+	if !ok {
+		return nil, &Error{Kind: KindUsage, Err: &UnknownTemplateError{Name: name, Suggestions: Suggest(e.reg, name)}}
+	}
+	call := &evaluator.TaskCall{Name: name, Template: t}
+	for _, in := range inputs {
+		var err error
+		switch in.Name {
+		case "files":
+			call.Files, err = filesValue(name, in.Value)
+			call.FilesGiven = true
+		case "context":
+			call.Context, err = tasksystem.ParseContextArg(name, in.Value)
+		case "history_config":
+			call.History, err = tasksystem.ParseHistoryArg(name, in.Value)
+		default:
+			call.Named = append(call.Named, in)
+		}
+		if err != nil {
+			return nil, &Error{Kind: KindUsage, Err: &InputError{Name: in.Name, Err: err}}
+		}
+	}
+	e.prov.reached(t)
+	ctx, cancel := withTimeout(ctx, e.limits.Timeout)
+	defer cancel()
+	return e.tasks.Execute(ctx, call), nil
+}
+
+// Context is the get-context lookup of the run (get_relevant_context_for,
+// SPEC §15.4) under the run's timeout. The first lookup of a run opens
+// the project's index and refreshes it; the llm strategies run the
+// built-in associative-matching templates on the run's providers.
+func (e *Engine) Context(ctx context.Context, q memory.Query) memory.Result {
+	ctx, cancel := withTimeout(ctx, e.limits.Timeout)
+	defer cancel()
+	return e.mem.lookup(ctx, q)
+}
+
+// withTimeout returns ctx bounded by the timeout d, if d is positive.
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d > 0 {
+		return context.WithTimeoutCause(ctx, d, fmt.Errorf("timeout exceeded (%s)", d))
+	}
+	return ctx, func() {}
+}
+
+// Usage returns the run's model usage so far: the task calls that asked a
+// model (memory's associative-matching calls and failed calls included),
+// the replayed ones, their tokens and turns — the data of the usage line
+// of SPEC §17.3.
+func (e *Engine) Usage() tasksystem.RunUsage { return e.exec.Usage() }
+
+// Close ends the run: it closes the memory index and the cassette, and
+// under DryRun writes the summary line of SPEC §17.7 ("dry run: N prompts
+// written to DIR/") to Stderr. It returns the error of closing the
+// cassette. Calls after the first do nothing and return the same error.
+func (e *Engine) Close() error {
+	e.closeOnce.Do(func() {
+		e.mem.close()
+		if e.cassette != nil {
+			if err := e.cassette.Close(); err != nil {
+				e.closeErr = fmt.Errorf("record: %w", err)
+			}
+		}
+		if e.dry != nil {
+			e.stderr.printf("%s\n", e.dry.summary())
+		}
+	})
+	return e.closeErr
+}
+
+// filesValue reads the files argument of a task: a path string or a list
+// of them (SPEC §11.1).
+func filesValue(task string, v value.Value) ([]string, error) {
+	switch v := v.(type) {
+	case value.String:
+		return []string{string(v)}, nil
+	case value.List:
+		files := make([]string, len(v))
+		for i, e := range v {
+			s, ok := e.(value.String)
+			if !ok {
+				return nil, fmt.Errorf("'files' argument for task '%s' must evaluate to a list of strings, got %s: %s", task, v.Type(), v)
+			}
+			files[i] = string(s)
+		}
+		return files, nil
+	}
+	return nil, fmt.Errorf("'files' argument for task '%s' must evaluate to a list of strings, got %s: %s", task, v.Type(), v)
+}
+
+// absTo returns path made absolute against dir.
+func absTo(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
+}
+
+// isTerminal reports whether r (a reader or writer) is a terminal: a
+// character device other than the null device.
+func isTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(info, null) {
+		return false
+	}
+	return true
+}

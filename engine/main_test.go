@@ -1,0 +1,22 @@
+package engine_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+// TestMain points EVALRUN_HOME at an empty directory, so that the global
+// configuration and templates of the machine running the tests (read
+// through os.Getenv by the examples) play no part.
+func TestMain(m *testing.M) {
+	home, err := os.MkdirTemp("", "engine-test-home")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("EVALRUN_HOME", home)
+	code := m.Run()
+	os.RemoveAll(home)
+	os.Exit(code)
+}
