@@ -12,26 +12,13 @@ import (
 
 // The severities of a Diagnostic.
 const (
-	SeverityError   = "error"
-	SeverityWarning = "warning"
+	SeverityError   = sexp.SeverityError
+	SeverityWarning = sexp.SeverityWarning
 )
 
-// Diagnostic is one problem that Check found: a position, a severity
-// (SeverityError or SeverityWarning) and a message.
-type Diagnostic struct {
-	Pos      sexp.Pos
-	Severity string
-	Msg      string
-}
-
-// String returns the diagnostic on one line: "FILE:LINE:COL: SEVERITY: MSG".
-func (d Diagnostic) String() string {
-	return d.Pos.String() + ": " + d.Severity + ": " + d.Msg
-}
-
-// Display returns the diagnostic in the format of SPEC §4.7 and §17.4: the
-// position, the severity and the message, the source line, and a caret line.
-func (d Diagnostic) Display() string { return sexp.FormatDiagnostic(d.Pos, d.Severity, d.Msg) }
+// Diagnostic is one problem that Check found: a position, a severity and a
+// message. check prints it with DisplaySeverity (SPEC §17.4).
+type Diagnostic = sexp.Diagnostic
 
 // CheckOptions configure Check.
 type CheckOptions struct {

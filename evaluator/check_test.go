@@ -260,8 +260,8 @@ func TestCheckDisplay(t *testing.T) {
 		t.Fatalf("got %d diagnostics, want 1", len(diags))
 	}
 	want := "d.sexp:2:5: error: Unbound symbol: Name 'x' is not defined.\n\t(+ x 1))\n\t   ^\n"
-	if got := diags[0].Display(); got != want {
-		t.Errorf("Display() = %q, want %q", got, want)
+	if got := diags[0].DisplaySeverity(); got != want {
+		t.Errorf("DisplaySeverity() = %q, want %q", got, want)
 	}
 }
 

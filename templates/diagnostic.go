@@ -7,79 +7,19 @@ import (
 	"github.com/evalrun/evalrun/sexp"
 )
 
-// The severities of a Diagnostic.
-const (
-	SeverityError   = "error"
-	SeverityWarning = "warning"
-)
-
 // Diagnostic is one problem found while loading templates: a validation
 // error (SPEC §9.4), a warning such as an unused <command> output or a
-// shadowed template (SPEC §10.1), or a file that cannot be read.
-type Diagnostic struct {
-	// Pos is the position of the offending element, attribute or text; it is
-	// not valid for diagnostics that belong to no place in a file, such as
-	// the shadowing warnings.
-	Pos sexp.Pos
-	// Severity is SeverityError or SeverityWarning.
-	Severity string
-	// Msg is the message, without position or severity.
-	Msg string
-}
+// shadowed template (§10.1), or a file that cannot be read.
+type Diagnostic = sexp.Diagnostic
 
-// IsError reports whether d is an error (and not a warning).
-func (d Diagnostic) IsError() bool { return d.Severity != SeverityWarning }
+// The severities of a Diagnostic.
+const (
+	SeverityError   = sexp.SeverityError
+	SeverityWarning = sexp.SeverityWarning
+)
 
-// Error returns the one-line form "FILE:LINE:COL: MSG" (with "warning: "
-// before the message of a warning), or just the message, prefixed by
-// "warning: " for a warning, when there is no position.
-func (d Diagnostic) Error() string {
-	sev := ""
-	if !d.IsError() {
-		sev = "warning: "
-	}
-	if !d.Pos.IsValid() {
-		return sev + d.Msg
-	}
-	return d.Pos.String() + ": " + sev + d.Msg
-}
-
-// Display returns the diagnostic as evalrun prints it on stderr, ending in a
-// newline. An error with a position has the three lines of SPEC §4.7, exactly
-// like a syntax error (FILE:LINE:COL: MSG, the source line, the caret line);
-// a warning has "warning: " after the position. Without a position an error
-// is "evalrun: MSG" and a warning "warning: MSG", the form of the shadowing
-// warnings of SPEC §10.1.
-func (d Diagnostic) Display() string {
-	if d.IsError() {
-		return sexp.FormatDiagnostic(d.Pos, "", d.Msg)
-	}
-	if !d.Pos.IsValid() {
-		return "warning: " + d.Msg + "\n"
-	}
-	return sexp.FormatDiagnostic(d.Pos, SeverityWarning, d.Msg)
-}
-
-// DisplaySeverity is Display with the severity always written after the
-// position ("FILE:LINE:COL: error: MSG"), as `evalrun check` prints problems
-// (SPEC §17.4). Without a position it is "SEVERITY: MSG".
-func (d Diagnostic) DisplaySeverity() string {
-	sev := d.Severity
-	if sev == "" {
-		sev = SeverityError
-	}
-	if !d.Pos.IsValid() {
-		return sev + ": " + d.Msg + "\n"
-	}
-	return sexp.FormatDiagnostic(d.Pos, sev, d.Msg)
-}
-
-// HasErrors reports whether ds holds at least one error; a validation error
-// makes run, eval, task, check and templates validate exit with code 3
-// (SPEC §9.4).
-func HasErrors(ds []Diagnostic) bool {
-	return slices.ContainsFunc(ds, Diagnostic.IsError)
-}
+// HasErrors reports whether ds holds at least one error.
+func HasErrors(ds []Diagnostic) bool { return sexp.HasErrors(ds) }
 
 // sortDiagnostics orders the diagnostics of one file by position; diagnostics
 // at the same place keep their order.

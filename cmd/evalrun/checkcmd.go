@@ -58,7 +58,7 @@ func (a *app) check(files, setOpts, dirs []string) int {
 	}
 	diags := evaluator.Check(forms, evaluator.CheckOptions{Tasks: tasks, Globals: setNames(sets)})
 	for _, d := range diags {
-		io.WriteString(a.stderr, d.Display())
+		io.WriteString(a.stderr, d.DisplaySeverity())
 		if d.Severity == evaluator.SeverityError {
 			errs[d.Pos.Src]++
 		}
