@@ -156,5 +156,8 @@ func primJSONEncode(t *thread, c *call, args []value.Value) (value.Value, error)
 	if err := t.checkString(c, value.JSONSize(args[0], t.in.limits.MaxStringBytes)); err != nil {
 		return nil, err
 	}
+	if err := checkPrintable("json-encode", c, args[0]); err != nil {
+		return nil, err
+	}
 	return value.String(value.JSON(args[0])), nil
 }

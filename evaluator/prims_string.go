@@ -24,6 +24,15 @@ func init() {
 	)
 }
 
+// checkPrintable refuses a value nested too deeply to be written as text
+// faithfully (value.MaxPrintDepth).
+func checkPrintable(name string, c *call, v value.Value) error {
+	if value.TooDeepToPrint(v) {
+		return errorf(c.at(), KindLimit, "'%s': value nested more than %d levels deep", name, value.MaxPrintDepth)
+	}
+	return nil
+}
+
 // checkString enforces limits.max_string_bytes (SPEC §6.7).
 func (t *thread) checkString(c *call, n int) error {
 	if max := t.in.limits.MaxStringBytes; n > max {
@@ -180,6 +189,9 @@ func primStringLength(t *thread, c *call, args []value.Value) (value.Value, erro
 
 func primToString(t *thread, c *call, args []value.Value) (value.Value, error) {
 	if err := t.checkString(c, value.TextSize(args[0], t.in.limits.MaxStringBytes)); err != nil {
+		return nil, err
+	}
+	if err := checkPrintable("to-string", c, args[0]); err != nil {
 		return nil, err
 	}
 	return value.String(value.Text(args[0])), nil

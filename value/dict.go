@@ -38,17 +38,21 @@ func (*Dict) Type() string { return "dict" }
 // String implements Value: (dict "k1" v1 "k2" v2).
 func (d *Dict) String() string {
 	var b strings.Builder
-	d.print(&b)
+	d.print(&b, 0)
 	return b.String()
 }
 
-func (d *Dict) print(b *strings.Builder) {
+func (d *Dict) print(b *strings.Builder, depth int) {
+	if depth >= MaxPrintDepth {
+		b.WriteString(TooDeep)
+		return
+	}
 	b.WriteString("(dict")
 	for i, k := range d.Keys() {
 		b.WriteByte(' ')
 		b.WriteString(String(k).String())
 		b.WriteByte(' ')
-		Print(b, d.vals[i])
+		print(b, d.vals[i], depth+1)
 	}
 	b.WriteByte(')')
 }

@@ -16,7 +16,7 @@ import (
 // their printed form. There is no HTML escaping.
 func JSON(v Value) string {
 	var b strings.Builder
-	writeJSON(&b, v, "", "")
+	writeJSON(&b, v, "", "", 0)
 	return b.String()
 }
 
@@ -24,13 +24,20 @@ func JSON(v Value) string {
 // indent), without HTML escaping.
 func JSONIndent(v Value, indent string) string {
 	var b strings.Builder
-	writeJSON(&b, v, "\n", indent)
+	writeJSON(&b, v, "\n", indent, 0)
 	return b.String()
 }
 
 // writeJSON writes v; nl is "" for compact output, else the newline plus the
 // current indentation.
-func writeJSON(b *strings.Builder, v Value, nl, indent string) {
+func writeJSON(b *strings.Builder, v Value, nl, indent string, depth int) {
+	switch v.(type) {
+	case List, *Dict, *TaskResult:
+		if depth >= MaxPrintDepth {
+			writeJSONString(b, TooDeep)
+			return
+		}
+	}
 	switch v := v.(type) {
 	case Int, Float:
 		b.WriteString(v.String())
@@ -57,7 +64,7 @@ func writeJSON(b *strings.Builder, v Value, nl, indent string) {
 				b.WriteByte(',')
 			}
 			b.WriteString(inner)
-			writeJSON(b, e, inner, indent)
+			writeJSON(b, e, inner, indent, depth+1)
 		}
 		b.WriteString(nl)
 		b.WriteByte(']')
@@ -66,16 +73,16 @@ func writeJSON(b *strings.Builder, v Value, nl, indent string) {
 			b.WriteString("{}")
 			return
 		}
-		writeObject(b, v.keys, v.vals, nl, indent)
+		writeObject(b, v.keys, v.vals, nl, indent, depth)
 	case *TaskResult:
 		writeObject(b, []string{"status", "content", "parsedContent", "notes"},
-			[]Value{String(v.Status), String(v.Content), v.ParsedOrNull(), v.NotesOrEmpty()}, nl, indent)
+			[]Value{String(v.Status), String(v.Content), v.ParsedOrNull(), v.NotesOrEmpty()}, nl, indent, depth)
 	default:
 		writeJSONString(b, v.String())
 	}
 }
 
-func writeObject(b *strings.Builder, keys []string, vals []Value, nl, indent string) {
+func writeObject(b *strings.Builder, keys []string, vals []Value, nl, indent string, depth int) {
 	inner := nl
 	sep := ":"
 	if nl != "" {
@@ -90,7 +97,7 @@ func writeObject(b *strings.Builder, keys []string, vals []Value, nl, indent str
 		b.WriteString(inner)
 		writeJSONString(b, k)
 		b.WriteString(sep)
-		writeJSON(b, vals[i], inner, indent)
+		writeJSON(b, vals[i], inner, indent, depth+1)
 	}
 	b.WriteString(nl)
 	b.WriteByte('}')

@@ -11,7 +11,7 @@ import (
 // to the value (a list may hold the same large string ten million times).
 func JSONSize(v Value, limit int) int {
 	n := 0
-	addJSONSize(v, limit, &n)
+	addJSONSize(v, limit, &n, 0)
 	return n
 }
 
@@ -32,9 +32,16 @@ func TextSize(v Value, limit int) int {
 	return len(v.String())
 }
 
-func addJSONSize(v Value, limit int, n *int) {
+func addJSONSize(v Value, limit int, n *int, depth int) {
 	if *n > limit {
 		return
+	}
+	switch v.(type) {
+	case List, *Dict, *TaskResult:
+		if depth >= MaxPrintDepth {
+			*n += len(TooDeep) + 2
+			return
+		}
 	}
 	switch v := v.(type) {
 	case Int:
@@ -50,7 +57,7 @@ func addJSONSize(v Value, limit int, n *int) {
 	case List:
 		*n += 2 + max(len(v)-1, 0)
 		for _, e := range v {
-			if addJSONSize(e, limit, n); *n > limit {
+			if addJSONSize(e, limit, n, depth+1); *n > limit {
 				return
 			}
 		}
@@ -58,15 +65,15 @@ func addJSONSize(v Value, limit int, n *int) {
 		*n += 2 + max(v.Len()-1, 0)
 		for k, e := range v.All() {
 			*n += jsonStringSize(k, limit-*n) + 1
-			if addJSONSize(e, limit, n); *n > limit {
+			if addJSONSize(e, limit, n, depth+1); *n > limit {
 				return
 			}
 		}
 	case *TaskResult:
 		*n += len(`{"status":,"content":,"parsedContent":,"notes":}`) + len(v.Status) + 2
 		*n += jsonStringSize(v.Content, limit-*n)
-		addJSONSize(v.ParsedOrNull(), limit, n)
-		addJSONSize(v.NotesOrEmpty(), limit, n)
+		addJSONSize(v.ParsedOrNull(), limit, n, depth+1)
+		addJSONSize(v.NotesOrEmpty(), limit, n, depth+1)
 	default:
 		*n += jsonStringSize(v.String(), limit-*n)
 	}
@@ -105,4 +112,47 @@ func jsonStringSize(s string, room int) int {
 		i += size
 	}
 	return n
+}
+
+// TooDeepToPrint reports whether v holds a list, dict or TaskResult nested
+// MaxPrintDepth or more levels below it, which the printers replace by
+// TooDeep; primitives that turn values into data refuse such values.
+func TooDeepToPrint(v Value) bool { return containerAtDepth(v, MaxPrintDepth) }
+
+// containerAtDepth reports whether a container lies remaining levels below v.
+func containerAtDepth(v Value, remaining int) bool {
+	var children func(yield func(Value) bool)
+	switch v := v.(type) {
+	case List:
+		children = func(yield func(Value) bool) {
+			for _, e := range v {
+				if !yield(e) {
+					return
+				}
+			}
+		}
+	case *Dict:
+		children = func(yield func(Value) bool) {
+			for _, e := range v.All() {
+				if !yield(e) {
+					return
+				}
+			}
+		}
+	case *TaskResult:
+		children = func(yield func(Value) bool) {
+			_ = yield(v.ParsedOrNull()) && yield(v.NotesOrEmpty())
+		}
+	default:
+		return false
+	}
+	if remaining == 0 {
+		return true
+	}
+	for e := range children {
+		if containerAtDepth(e, remaining-1) {
+			return true
+		}
+	}
+	return false
 }

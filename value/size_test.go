@@ -31,3 +31,47 @@ func TestJSONSize(t *testing.T) {
 		t.Errorf("JSONSize(huge) = %d, want more than the limit", n)
 	}
 }
+
+// Values nested deeper than MaxPrintDepth print a marker instead of
+// exhausting the stack; sizes agree with the printed JSON.
+func TestDeeplyNested(t *testing.T) {
+	var deep Value = List(nil)
+	var deepDict Value = NewDict(0)
+	for range 3 * MaxPrintDepth {
+		deep = List{deep}
+		deepDict = DictOf("k", deepDict)
+	}
+	for _, v := range []Value{deep, deepDict} {
+		s := v.String()
+		if !strings.Contains(s, TooDeep) {
+			t.Errorf("%s: printed form has no %q", v.Type(), TooDeep)
+		}
+		j := JSON(v)
+		if !strings.Contains(j, `"`+TooDeep+`"`) || JSONSize(v, 1<<30) != len(j) {
+			t.Errorf("%s: JSON %d bytes, JSONSize %d", v.Type(), len(j), JSONSize(v, 1<<30))
+		}
+		if !Equal(v, v) {
+			t.Errorf("%s: not equal to itself", v.Type())
+		}
+	}
+	if Equal(deep, List{deep}) {
+		t.Error("lists of different depth are equal")
+	}
+}
+
+func TestTooDeepToPrint(t *testing.T) {
+	var v Value = List(nil)
+	for range MaxPrintDepth - 1 {
+		v = List{v}
+	}
+	if TooDeepToPrint(v) || strings.Contains(JSON(v), TooDeep) {
+		t.Fatal("a value MaxPrintDepth levels deep counts as too deep")
+	}
+	v = List{v}
+	if !TooDeepToPrint(v) || !strings.Contains(JSON(v), TooDeep) {
+		t.Fatal("one level more is not too deep")
+	}
+	if TooDeepToPrint(Int(1)) || TooDeepToPrint(DictOf("a", List{Int(1)})) {
+		t.Fatal("shallow values are too deep")
+	}
+}

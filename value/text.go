@@ -29,7 +29,7 @@ func WriteText(b *strings.Builder, v Value) {
 	case String:
 		b.WriteString(string(v))
 	case List, *Dict:
-		writeJSON(b, v, "", "")
+		writeJSON(b, v, "", "", 0)
 	default:
 		b.WriteString(Text(v))
 	}

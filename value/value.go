@@ -89,37 +89,57 @@ func (l List) String() string {
 		return "nil"
 	}
 	var b strings.Builder
-	writeList(&b, l)
+	writeList(&b, l, 0)
 	return b.String()
 }
 
 // IsKeyword reports whether the symbol is a keyword (its name starts with ':').
 func (v Symbol) IsKeyword() bool { return len(v) > 0 && v[0] == ':' }
 
+// MaxPrintDepth is how deeply nested lists and dicts are printed, as
+// canonical text or JSON; a value nested deeper prints TooDeep in its place.
+// It keeps printing from exhausting the stack, and indented JSON, whose size
+// grows with the square of the depth, from exhausting memory.
+const MaxPrintDepth = 10_000
+
+// maxCompareDepth bounds the recursion of Equal and JSONSize: values nested
+// deeper than a million levels compare unequal and measure as too large.
+const maxCompareDepth = 1_000_000
+
+// TooDeep is printed in place of a value nested more than MaxPrintDepth
+// levels deep.
+const TooDeep = "#<nested too deeply>"
+
 // Print writes the canonical form of v into b without building intermediate
 // strings for nested lists and dicts.
-func Print(b *strings.Builder, v Value) {
+func Print(b *strings.Builder, v Value) { print(b, v, 0) }
+
+func print(b *strings.Builder, v Value, depth int) {
 	switch v := v.(type) {
 	case List:
 		if len(v) == 0 {
 			b.WriteString("nil")
 			return
 		}
-		writeList(b, v)
+		writeList(b, v, depth)
 	case *Dict:
-		v.print(b)
+		v.print(b, depth)
 	default:
 		b.WriteString(v.String())
 	}
 }
 
-func writeList(b *strings.Builder, l List) {
+func writeList(b *strings.Builder, l List, depth int) {
+	if depth >= MaxPrintDepth {
+		b.WriteString(TooDeep)
+		return
+	}
 	b.WriteByte('(')
 	for i, e := range l {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		Print(b, e)
+		print(b, e, depth+1)
 	}
 	b.WriteByte(')')
 }
@@ -158,10 +178,13 @@ func Equal(a, b Value) bool {
 	if s, ok := b.(Symbol); ok {
 		b = String(s)
 	}
-	return equal(a, b)
+	return equal(a, b, 0)
 }
 
-func equal(a, b Value) bool {
+func equal(a, b Value, depth int) bool {
+	if depth > maxCompareDepth {
+		return false
+	}
 	switch a := a.(type) {
 	case Int:
 		switch b := b.(type) {
@@ -196,8 +219,11 @@ func equal(a, b Value) bool {
 		if !ok || len(a) != len(b) {
 			return false
 		}
+		if len(a) > 0 && &a[0] == &b[0] {
+			return true // the same list
+		}
 		for i := range a {
-			if !equal(a[i], b[i]) {
+			if !equal(a[i], b[i], depth+1) {
 				return false
 			}
 		}
@@ -212,7 +238,7 @@ func equal(a, b Value) bool {
 		}
 		for i, k := range a.keys {
 			bv, ok := b.Get(k)
-			if !ok || !equal(a.vals[i], bv) {
+			if !ok || !equal(a.vals[i], bv, depth+1) {
 				return false
 			}
 		}
@@ -226,7 +252,7 @@ func equal(a, b Value) bool {
 			return true
 		}
 		return a.Status == b.Status && a.Content == b.Content &&
-			equal(a.ParsedOrNull(), b.ParsedOrNull()) && equal(a.NotesOrEmpty(), b.NotesOrEmpty())
+			equal(a.ParsedOrNull(), b.ParsedOrNull(), depth+1) && equal(a.NotesOrEmpty(), b.NotesOrEmpty(), depth+1)
 	}
 	// Closures and other host values are equal only to themselves.
 	return a == b
