@@ -143,7 +143,7 @@ func evalWithContext(t *thread, x *expr, env *Env) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, ok := contextItems(ctxv)
+	items, ok := contextItems(ctxv, 0)
 	if !ok {
 		return nil, errorf(a[0].pos(), KindType, "with-context: expected a get-context result, a match, a path or a list of them, got %s", ctxv.Type())
 	}
@@ -164,14 +164,17 @@ func evalWithContext(t *thread, x *expr, env *Env) (value.Value, error) {
 }
 
 // contextItems flattens a with-context argument into match dicts and path
-// strings.
-func contextItems(v value.Value) ([]value.Value, bool) {
+// strings; lists nested more than value.MaxPrintDepth deep are refused.
+func contextItems(v value.Value, depth int) ([]value.Value, bool) {
+	if depth > value.MaxPrintDepth {
+		return nil, false
+	}
 	switch v := v.(type) {
 	case value.String:
 		return []value.Value{v}, true
 	case *value.Dict:
 		if m, ok := v.Get("matches"); ok {
-			return contextItems(m)
+			return contextItems(m, depth+1)
 		}
 		if _, ok := v.Get("id"); ok {
 			return []value.Value{v}, true
@@ -180,7 +183,7 @@ func contextItems(v value.Value) ([]value.Value, bool) {
 	case value.List:
 		var out []value.Value
 		for _, e := range v {
-			items, ok := contextItems(e)
+			items, ok := contextItems(e, depth+1)
 			if !ok {
 				return nil, false
 			}
