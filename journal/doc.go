@@ -1,0 +1,58 @@
+// Package journal is evalrun's run store (SPEC §16): the SQLite database
+// .evalrun/journal.db holding every run and the tree of its calls — tasks,
+// tools and steps — with their status, inputs, results, tokens and
+// attempts. It renders `evalrun status` (plain and --markdown), `evalrun
+// runs`, computes the current position, and hands out the results of
+// earlier runs for `--resume`.
+//
+// The package does not evaluate anything and imports neither the evaluator
+// nor the task system: values are stored as JSON through value.JSON and read
+// back through value.ParseJSON, TaskResults as
+// {"status","content","parsedContent","notes"} (read back as
+// *value.TaskResult for task and tool calls).
+//
+// # Recording
+//
+// Open the store, StartRun, create the statically known steps with
+// AddPendingSteps, then Begin and End every call. Begin assigns seq numbers
+// from 1 in call order; Call.TaskID is RUN-ID/SEQ. Tasks and tools begin
+// pending (waiting for a concurrency slot) and become running with
+// Call.Running; a step begins running and first claims the first unclaimed
+// pending step of its name under the same parent. Every method is safe for
+// concurrent use; writes are serialised.
+//
+// Seq order is call order, so the pending steps created at the start come
+// before any call made outside a step in the tree.
+//
+// # Reading
+//
+// Store.Runs lists runs newest first, Store.Resolve accepts a full id, a
+// unique prefix or "last", Store.Tree returns a run's nodes and
+// CurrentPosition finds where the run stopped. RenderStatus, RenderMarkdown
+// and RenderRuns write the command outputs.
+//
+// # Resume
+//
+// Store.NewReplayer loads the completed task calls and workflow-level tool
+// calls of a run and of the runs it resumed from; Replayer.Next (keyed by
+// template and request hash) and Replayer.NextTool (keyed by ToolHash) give
+// the n-th request the n-th matching completed result.
+//
+// # Example
+//
+//	s, err := journal.Open(journal.DefaultPath)
+//	if err != nil { … }
+//	defer s.Close()
+//	run, _ := s.StartRun(journal.RunInfo{WorkflowPath: "release.sexp", WorkflowSHA256: journal.HashWorkflow(src)})
+//	run.AddPendingSteps([]string{"plan", "lint"})
+//	step, _ := run.Begin(nil, journal.KindStep, "plan", "", nil) // claims the pending "plan"
+//	task, _ := run.Begin(step, journal.KindTask, "plan/generate", requestHash, inputs)
+//	task.Running()
+//	task.End(journal.StatusCompleted, result, "", journal.Usage{InputTokens: 900, OutputTokens: 120, Turns: 1}, 0, false)
+//	step.End(journal.StatusCompleted, value, "", journal.Usage{}, 1, false)
+//	run.Finish(journal.StatusCompleted, final, nil)
+//
+//	rec, _ := s.Resolve("last")
+//	tree, _ := s.Tree(rec.ID)
+//	journal.RenderMarkdown(os.Stdout, tree)
+package journal

@@ -1,0 +1,206 @@
+package journal
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/evalrun/evalrun/value"
+)
+
+// messageWidth is how many code points of an error message's first line the
+// renderings show.
+const messageWidth = 60
+
+// Thousands formats n with comma thousands separators: 18214 → 18,214.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return Thousands(n) + " " + word
+	}
+	return Thousands(n) + " " + word + "s"
+}
+
+// FormatDuration formats d rounded to the second in Go's form: 2m13s.
+func FormatDuration(d time.Duration) string { return d.Round(time.Second).String() }
+
+const timeLayout = "2006-01-02 15:04:05"
+
+// RenderStatus writes `evalrun status` (SPEC §16.3): a header line, then one
+// line per node, indented two spaces per level, with an aligned [status]
+// column and `<-- current` after the current position.
+func RenderStatus(w io.Writer, run *RunRecord, tree []*Node) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %s  %s  %s  started %s  %s  %s  %s tokens\n", run.ID, run.Status, run.WorkflowPath,
+		run.StartedAt.Format(timeLayout), FormatDuration(run.Duration()), plural(int64(run.Calls), "call"),
+		Thousands(run.Tokens))
+	cur := CurrentPosition(tree)
+	Walk(tree, func(n *Node, depth int) bool {
+		b.WriteString(strings.Repeat("  ", depth+1))
+		fmt.Fprintf(&b, "%-11s ", "["+n.Status+"]")
+		switch n.Kind {
+		case KindStep:
+			b.WriteString("step " + value.String(n.Name).String())
+		default:
+			b.WriteString(n.Kind + " " + n.Name)
+			if d := callDetail(n); d != "" {
+				b.WriteString("  " + d)
+			}
+		}
+		if n.Replayed {
+			b.WriteString("  (replayed)")
+		}
+		if n == cur {
+			b.WriteString("   <-- current")
+		}
+		b.WriteByte('\n')
+		return true
+	})
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// callDetail is what a task or tool line shows after its name: the failure
+// summary of a failed call, else a task's turns and tokens.
+func callDetail(n *Node) string {
+	if n.Status == StatusFailed {
+		return failureSummary(n)
+	}
+	if n.Kind == KindTask && (n.Status == StatusCompleted || n.Usage.Turns > 0 || n.Usage.Tokens() > 0) {
+		return plural(int64(n.Usage.Turns), "turn") + "  " + Thousands(n.Usage.Tokens()) + " tokens"
+	}
+	return ""
+}
+
+// failureSummary is `RESOURCE_EXHAUSTION turns (10/10)` for an exhausted
+// resource, `REASON: MESSAGE` for a task failure, else the error's first line.
+func failureSummary(n *Node) string {
+	if e := resultError(n.Result); e != nil {
+		typ := dictString(e, "type")
+		if typ == "RESOURCE_EXHAUSTION" {
+			s := typ + " " + dictString(e, "resource")
+			if m, ok := e.Get("metrics"); ok {
+				if md, ok := m.(*value.Dict); ok {
+					used, _ := md.Get("used")
+					limit, _ := md.Get("limit")
+					if used != nil && limit != nil {
+						s += fmt.Sprintf(" (%s/%s)", value.Text(used), value.Text(limit))
+					}
+				}
+			}
+			return s
+		}
+		if reason := dictString(e, "reason"); reason != "" && n.Error == "" {
+			return reason + ": " + firstLine(dictString(e, "message"), messageWidth)
+		}
+	}
+	return firstLine(ErrorMessage(n), messageWidth)
+}
+
+func resultError(v value.Value) *value.Dict {
+	tr, ok := v.(*value.TaskResult)
+	if !ok || tr.Notes == nil {
+		return nil
+	}
+	e, ok := tr.Notes.Get("error")
+	if !ok {
+		return nil
+	}
+	d, _ := e.(*value.Dict)
+	return d
+}
+
+func dictString(d *value.Dict, k string) string {
+	v, ok := d.Get(k)
+	if !ok {
+		return ""
+	}
+	if s, ok := v.(value.String); ok {
+		return string(s)
+	}
+	return value.Text(v)
+}
+
+// ErrorMessage is a node's error: the recorded message, else its FAILED
+// TaskResult's notes.error.message, else that result's content.
+func ErrorMessage(n *Node) string {
+	if n.Error != "" {
+		return n.Error
+	}
+	if e := resultError(n.Result); e != nil {
+		if m := dictString(e, "message"); m != "" {
+			return m
+		}
+	}
+	if tr, ok := n.Result.(*value.TaskResult); ok && tr.Status == value.StatusFailed {
+		return tr.Content
+	}
+	return ""
+}
+
+// RenderMarkdown writes `evalrun status --markdown` (SPEC §20.4): a
+// checklist, two spaces per level, `[x]` for completed and skipped nodes,
+// `(skipped)` and `(failed: MESSAGE)` annotations and `  <-- current`.
+func RenderMarkdown(w io.Writer, tree []*Node) error {
+	var b strings.Builder
+	cur := CurrentPosition(tree)
+	Walk(tree, func(n *Node, depth int) bool {
+		b.WriteString(strings.Repeat("  ", depth))
+		if n.Status == StatusCompleted || n.Status == StatusSkipped {
+			b.WriteString("- [x] ")
+		} else {
+			b.WriteString("- [ ] ")
+		}
+		b.WriteString(n.Kind + " " + n.Name)
+		switch n.Status {
+		case StatusSkipped:
+			b.WriteString(" (skipped)")
+		case StatusFailed:
+			if msg := firstLine(ErrorMessage(n), messageWidth); msg != "" {
+				b.WriteString(" (failed: " + msg + ")")
+			} else {
+				b.WriteString(" (failed)")
+			}
+		}
+		if n == cur {
+			b.WriteString("  <-- current")
+		}
+		b.WriteByte('\n')
+		return true
+	})
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// RenderRuns writes `evalrun runs`: one aligned line per run with its id,
+// status, start time, duration, number of calls and workflow.
+func RenderRuns(w io.Writer, runs []*RunRecord) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tSTARTED\tDURATION\tCALLS\tWORKFLOW")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.Status, r.StartedAt.Format(timeLayout),
+			FormatDuration(r.Duration()), r.Calls, r.WorkflowPath)
+	}
+	return tw.Flush()
+}

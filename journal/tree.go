@@ -1,0 +1,116 @@
+package journal
+
+import (
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/evalrun/evalrun/value"
+)
+
+// Node is one call of a run as read back by Tree.
+type Node struct {
+	ID       int64
+	ParentID int64 // 0 at the top level
+	Seq      int
+	Kind     string
+	Name     string
+	Status   string
+	// InputHash is the request hash of a task (SPEC §14.6), ToolHash of a
+	// tool, "" for steps.
+	InputHash string
+	// Inputs and Result are decoded from JSON (nil when absent); task and
+	// tool results are *value.TaskResult.
+	Inputs     value.Value
+	Result     value.Value
+	Error      string
+	Attempts   int
+	Usage      Usage
+	Replayed   bool
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Children   []*Node
+}
+
+// Tree returns the top-level calls of a run, each with its children, in seq
+// order.
+func (s *Store) Tree(runID string) ([]*Node, error) {
+	rows, err := s.db.Query(`SELECT id, COALESCE(parent_id, 0), seq, kind, name, status, input_hash, inputs, result, error,
+		attempts, input_tokens, output_tokens, turns, replayed, started_at, finished_at
+		FROM calls WHERE run_id = ? ORDER BY seq`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	defer rows.Close()
+	var all []*Node
+	byID := map[int64]*Node{}
+	for rows.Next() {
+		var n Node
+		var inputs, result sql.NullString
+		var started, finished sql.NullInt64
+		if err := rows.Scan(&n.ID, &n.ParentID, &n.Seq, &n.Kind, &n.Name, &n.Status, &n.InputHash, &inputs, &result,
+			&n.Error, &n.Attempts, &n.Usage.InputTokens, &n.Usage.OutputTokens, &n.Usage.Turns, &n.Replayed,
+			&started, &finished); err != nil {
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+		if inputs.Valid {
+			if n.Inputs, err = value.ParseJSON(inputs.String); err != nil {
+				return nil, fmt.Errorf("journal: call %s/%d inputs: %w", runID, n.Seq, err)
+			}
+		}
+		if result.Valid {
+			if n.Result, err = decodeResult(n.Kind, result.String); err != nil {
+				return nil, fmt.Errorf("journal: call %s/%d result: %w", runID, n.Seq, err)
+			}
+		}
+		n.StartedAt, n.FinishedAt = timeFrom(started), timeFrom(finished)
+		all = append(all, &n)
+		byID[n.ID] = &n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	var roots []*Node
+	for _, n := range all { // in seq order, so children are appended in seq order
+		if p := byID[n.ParentID]; p != nil {
+			p.Children = append(p.Children, n)
+		} else {
+			roots = append(roots, n)
+		}
+	}
+	return roots, nil
+}
+
+// CurrentPosition returns the current position of a tree (SPEC §16.3): the
+// first node, in depth-first order with children in seq order, that has no
+// children, is neither completed nor skipped, and has no completed or
+// skipped ancestor. It returns nil when there is none.
+func CurrentPosition(tree []*Node) *Node {
+	for _, n := range tree {
+		if n.Status == StatusCompleted || n.Status == StatusSkipped {
+			continue // neither it nor its descendants qualify
+		}
+		if len(n.Children) == 0 {
+			return n
+		}
+		if c := CurrentPosition(n.Children); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// Walk calls f for every node of tree in depth-first order with its depth
+// (0 at the top), stopping when f returns false.
+func Walk(tree []*Node, f func(n *Node, depth int) bool) {
+	walk(tree, 0, f)
+}
+
+func walk(tree []*Node, depth int, f func(*Node, int) bool) bool {
+	for _, n := range tree {
+		if !f(n, depth) || !walk(n.Children, depth+1, f) {
+			return false
+		}
+	}
+	return true
+}
