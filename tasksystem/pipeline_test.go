@@ -162,6 +162,10 @@ func TestOwnFiles(t *testing.T) {
 			outcome{Status: "COMPLETE", Content: "hi", Source: "template_command", FileCount: 2, System: sys(
 				`<file path="a.go" origin="template">`, "package a", "</file>",
 				`<file path="docs/c.md" origin="template">`, "# C", "</file>")}},
+		{"template command with a quoted input", &templates.Template{Instructions: "hi", FilePaths: &templates.FilePaths{Source: "command", Command: "printf '%s\\n' {{f}} a.go"}},
+			Request{Named: []NamedArg{{"f", value.String("b.go; echo sneaky.txt")}}}, mem,
+			outcome{Status: "COMPLETE", Content: "hi", Source: "template_command", FileCount: 1, Skipped: []string{"b.go; echo sneaky.txt"}, System: sys(
+				`<file path="a.go" origin="template">`, "package a", "</file>")}},
 		{"template command outside fails", &templates.Template{Instructions: "hi", FilePaths: &templates.FilePaths{Source: "command", Command: "echo sneaky.txt"}}, Request{}, mem,
 			outcome{Status: "FAILED", Reason: "input_validation_failure", Content: "path outside the project root: sneaky.txt", Source: "template_command"}},
 		{"template command failure", &templates.Template{Instructions: "hi", FilePaths: &templates.FilePaths{Source: "command", Command: "echo oops; exit 1"}}, Request{}, mem,

@@ -89,7 +89,11 @@ func (c *call) ownFiles(req *Request, parts *templates.Parts, lookup templates.L
 			}
 		case "command":
 			source = SourceTemplateCommand
-			lines, err := c.filePathsCommand(fp.Command)
+			text, err := renderCommand(parts.PathsCommand, lookup)
+			if err != nil {
+				return source, nil, "", fail(ReasonInputValidation, err.Error())
+			}
+			lines, err := c.filePathsCommand(text)
 			if err != nil {
 				return source, nil, "", err
 			}

@@ -24,6 +24,7 @@ type Parts struct {
 	Command      *Text   // the <command> text
 	File         *Text   // the <file> path
 	Paths        []*Text // the <path> elements of <file_paths>
+	PathsCommand *Text   // the <command> of <file_paths source="command">
 	ContextQuery *Text   // the <context_query> of <file_paths>
 	roots        []Root
 }
@@ -31,10 +32,10 @@ type Parts struct {
 // texts returns the texts in the order in which references are listed:
 // instructions, system, then the other template texts (SPEC §11.2).
 func (p *Parts) texts() []*Text {
-	ts := make([]*Text, 0, 5+len(p.Paths))
+	ts := make([]*Text, 0, 6+len(p.Paths))
 	ts = append(ts, p.Instructions, p.System, p.Command, p.File)
 	ts = append(ts, p.Paths...)
-	return append(ts, p.ContextQuery)
+	return append(ts, p.PathsCommand, p.ContextQuery)
 }
 
 // Roots returns the root names referenced by all texts of the template, in
@@ -93,6 +94,7 @@ func compile(t *Template) (*Parts, ErrorList) {
 		System:       parse("system", 0, t.System),
 		File:         parse("file", 0, t.File),
 		Command:      &Text{},
+		PathsCommand: &Text{},
 		ContextQuery: &Text{},
 	}
 	if t.Command != nil {
@@ -102,6 +104,7 @@ func compile(t *Template) (*Parts, ErrorList) {
 		for i, path := range t.FilePaths.Paths {
 			p.Paths = append(p.Paths, parse("path", i, path))
 		}
+		p.PathsCommand = parse("paths_command", 0, t.FilePaths.Command)
 		p.ContextQuery = parse("context_query", 0, t.FilePaths.ContextQuery)
 	}
 	for _, txt := range p.texts() {
@@ -130,6 +133,8 @@ func Infer(t *Template) error {
 				field = fields[i]
 			case i < len(fields)+len(p.Paths):
 				field, index = "path", i-len(fields)
+			case txt == p.PathsCommand:
+				field = "paths_command"
 			}
 			for _, c := range txt.chunks {
 				if c.ph == nil || IsBuiltin(c.ph.root) {
@@ -211,8 +216,9 @@ const NamePattern = `^[a-z0-9]+([-_:/.][a-z0-9]+)*$`
 func ValidName(s string) bool { return validRuns(s, "-_:/.") }
 
 // ValidSubtype reports whether s matches ^[a-z0-9]+([-_][a-z0-9]+)*$
-// (SPEC §9.2), ignoring case like ValidName.
-func ValidSubtype(s string) bool { return validRuns(s, "-_") }
+// (SPEC §9.2); unlike a name, a subtype must be lower case, since it selects
+// the context defaults of SPEC §13.1 exactly.
+func ValidSubtype(s string) bool { return s == strings.ToLower(s) && validRuns(s, "-_") }
 
 func validRuns(s, seps string) bool {
 	if s == "" {

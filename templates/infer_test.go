@@ -232,3 +232,31 @@ func TestBuiltins(t *testing.T) {
 		t.Error("IsBuiltin")
 	}
 }
+
+// The <command> of <file_paths source="command"> takes part in inference and
+// validation like every other template text (SPEC §9.3, §9.4).
+func TestInferFilePathsCommand(t *testing.T) {
+	tm := &Template{Name: "t", Instructions: "hi", FilePaths: &FilePaths{Source: "command", Command: "git ls-files {{dir}}"}}
+	if err := Infer(tm); err != nil {
+		t.Fatal(err)
+	}
+	if len(tm.Inputs) != 1 || tm.Inputs[0].Name != "dir" {
+		t.Fatalf("inputs = %+v, want dir", tm.Inputs)
+	}
+	declared := &Template{Name: "t", Instructions: "hi", InputsDeclared: true,
+		FilePaths: &FilePaths{Source: "command", Command: "git ls-files {{dir}}"}}
+	err := Infer(declared)
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) != 1 || list[0].Field != "paths_command" ||
+		list[0].Msg != "unknown placeholder {{dir}}: not a declared input or built-in" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestValidSubtypeIsLowerCase(t *testing.T) {
+	for s, want := range map[string]bool{"subtask": true, "aider_interactive": true, "SubTask": false, "a--b": false, "": false} {
+		if got := ValidSubtype(s); got != want {
+			t.Errorf("ValidSubtype(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -775,6 +775,7 @@ func (p *parser) filePaths(el *etree.Element, st *taskState) {
 		case "command":
 			fp.Command = p.textElem(c, modeDedent)
 			p.nonEmpty(c, fp.Command)
+			st.texts["paths_command"] = []placeholderText{{c, modeDedent}}
 		case "description":
 			fp.Description = p.textElem(c, modeDedent)
 			p.nonEmpty(c, fp.Description)
