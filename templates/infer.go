@@ -85,7 +85,6 @@ func compile(t *Template) (*Parts, ErrorList) {
 				}
 			}
 			errs = append(errs, list...)
-			return &Text{}
 		}
 		return txt
 	}

@@ -260,3 +260,25 @@ func TestValidSubtypeIsLowerCase(t *testing.T) {
 		}
 	}
 }
+
+// A malformed placeholder does not hide the other problems of its text.
+func TestInferReportsEveryPlaceholderError(t *testing.T) {
+	tm := &Template{Name: "t", Instructions: "{{foo}} {{ a | uper }} {{bar}}", InputsDeclared: true,
+		Inputs: []Input{{Name: "a", Type: TypeAny, Required: true}}}
+	var list ErrorList
+	if err := Infer(tm); !errors.As(err, &list) {
+		t.Fatalf("err = %v", err)
+	}
+	var msgs []string
+	for _, e := range list {
+		msgs = append(msgs, e.Msg)
+	}
+	want := []string{
+		"invalid placeholder {{ a | uper }}: unknown filter 'uper' (did you mean 'upper'?)",
+		"unknown placeholder {{foo}}: not a declared input or built-in",
+		"unknown placeholder {{bar}}: not a declared input or built-in",
+	}
+	if diff := cmp.Diff(want, msgs); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

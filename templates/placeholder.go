@@ -116,7 +116,9 @@ func (l ErrorList) Unwrap() []error {
 // Parse compiles a template text (SPEC §12.1). "\{{" stands for a literal
 // "{{", and a "{{" with no "}}" later on the same line is literal text; every
 // other "{{ … }}" must hold a reference with filters. A text with errors
-// returns an ErrorList with every malformed placeholder, in text order.
+// returns an ErrorList with every malformed placeholder, in text order,
+// together with a Text holding the well-formed ones, so that a validator can
+// go on checking those (SPEC §9.4: every error of a file is reported).
 func Parse(src string) (*Text, error) {
 	t := &Text{src: src}
 	var errs ErrorList
@@ -163,10 +165,10 @@ func Parse(src string) (*Text, error) {
 		i = q + 2
 	}
 	flush(len(src))
-	if len(errs) > 0 {
-		return nil, errs
-	}
 	t.roots = collectRoots(t.chunks)
+	if len(errs) > 0 {
+		return t, errs
+	}
 	return t, nil
 }
 
