@@ -87,6 +87,7 @@ type templatesListCmd struct {
 
 type templatesShowCmd struct {
 	Name string `arg:"" name:"name" help:"Template name, alias or type:subtype."`
+	JSON bool   `name:"json" help:"Print the template as a JSON object."`
 }
 
 type templatesMatchCmd struct {
@@ -95,6 +96,7 @@ type templatesMatchCmd struct {
 
 type templatesValidateCmd struct {
 	Files []string `arg:"" name:"file" sep:"none" help:"Template files."`
+	JSON  bool     `name:"json" help:"Print a JSON array with one result per file."`
 }
 
 // indexCmd is "evalrun index [PATH]".
@@ -142,7 +144,7 @@ func (c *templatesListCmd) Run(a *app, t *templatesCmd) error {
 
 // Run implements "evalrun templates show".
 func (c *templatesShowCmd) Run(a *app, t *templatesCmd) error {
-	return exit(a.templatesShow(t.Templates, c.Name))
+	return exit(a.templatesShow(t.Templates, c.Name, c.JSON))
 }
 
 // Run implements "evalrun templates match".
@@ -152,5 +154,5 @@ func (c *templatesMatchCmd) Run(a *app, t *templatesCmd) error {
 
 // Run implements "evalrun templates validate".
 func (c *templatesValidateCmd) Run(a *app, t *templatesCmd) error {
-	return exit(a.templatesValidate(t.Templates, c.Files))
+	return exit(a.templatesValidate(t.Templates, c.Files, c.JSON))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/value"
 )
 
 // templateRegistry loads the workspace for a templates subcommand and
@@ -49,16 +50,7 @@ func (a *app) templatesList(dirs []string, asJSON bool) int {
 		if items == nil {
 			items = []templates.ListItem{}
 		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(items); err != nil {
-			a.errorf("%v", err)
-			return exitEval
-		}
-		a.stdout.Write(buf.Bytes())
-		return exitOK
+		return a.printJSON(items)
 	}
 	type row struct{ name, desc, file, mark string }
 	groups := map[*templates.Dir][]row{}
@@ -124,7 +116,7 @@ func pad(s string, w int) string {
 // found by name, alias or type:subtype, as "<!-- SCOPE PATH:LINE -->" and
 // its XML exactly as written. An unknown name exits 2 with up to three
 // suggestions (SPEC §10.4).
-func (a *app) templatesShow(dirs []string, name string) int {
+func (a *app) templatesShow(dirs []string, name string, asJSON bool) int {
 	ws, reg, code := a.templateRegistry(dirs)
 	if code != exitOK {
 		return code
@@ -144,7 +136,61 @@ func (a *app) templatesShow(dirs []string, name string) int {
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
+	if asJSON {
+		return a.printJSON(showJSON(ws, t, text))
+	}
 	fmt.Fprintf(a.stdout, "<!-- %s -->\n%s", t.Source(), text)
+	return exitOK
+}
+
+// templateJSON is the --json form of templates show: the fields of the
+// listing, the provenance line, the inputs and the XML as written.
+type templateJSON struct {
+	templates.ListItem
+	Source string      `json:"source"`
+	Inputs []inputJSON `json:"inputs"`
+	XML    string      `json:"xml"`
+}
+
+type inputJSON struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Required    bool   `json:"required"`
+	Default     any    `json:"default"`
+	Description string `json:"description"`
+}
+
+func showJSON(ws *engine.Workspace, t *templates.Template, xml string) templateJSON {
+	out := templateJSON{Source: t.Source(), Inputs: []inputJSON{}, XML: xml}
+	for i, e := range ws.Templates.Entries {
+		if e.Template == t {
+			out.ListItem = ws.Templates.List()[i]
+		}
+	}
+	if out.Name == "" { // a template of no loaded file, such as a defatom
+		out.ListItem = templates.ListItem{Name: t.Name, Type: t.Type, Subtype: t.Subtype, Description: t.Description, Scope: t.Scope.String()}
+	}
+	for _, in := range t.Inputs {
+		var def any
+		if in.Default != nil {
+			def = json.RawMessage(value.JSON(in.Default))
+		}
+		out.Inputs = append(out.Inputs, inputJSON{Name: in.Name, Type: in.Type, Required: in.Required, Default: def, Description: in.Description})
+	}
+	return out
+}
+
+// printJSON prints v indented by two spaces, without HTML escaping.
+func (a *app) printJSON(v any) int {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		a.errorf("%v", err)
+		return exitEval
+	}
+	a.stdout.Write(buf.Bytes())
 	return exitOK
 }
 
@@ -179,12 +225,13 @@ func (a *app) templatesMatch(dirs []string, text string) int {
 // the schemas of the template directories and those beside the file; a
 // valid file prints "FILE: ok", an invalid one its diagnostics. Exit 3 when
 // any file has an error, 2 when a file cannot be read.
-func (a *app) templatesValidate(dirs, files []string) int {
+func (a *app) templatesValidate(dirs, files []string, asJSON bool) int {
 	ws, code := a.loadWorkspace(dirs, diagQuiet)
 	if code == exitUsage {
 		return code
 	}
 	code = exitOK
+	results := []validateJSON{}
 	for _, f := range files {
 		diags, err := ws.ValidateFile(f)
 		if err != nil {
@@ -192,18 +239,44 @@ func (a *app) templatesValidate(dirs, files []string) int {
 			code = exitUsage
 			continue
 		}
+		ok := !templates.HasErrors(diags)
+		if !ok && code == exitOK {
+			code = exitSyntax
+		}
+		if asJSON {
+			r := validateJSON{File: f, OK: ok, Diagnostics: []diagnosticJSON{}}
+			for _, d := range diags {
+				r.Diagnostics = append(r.Diagnostics, diagnosticJSON{Position: d.Pos.String(), Severity: d.Severity, Message: d.Msg})
+			}
+			results = append(results, r)
+			continue
+		}
 		for _, d := range diags {
 			io.WriteString(a.stderr, d.Display())
 		}
-		if templates.HasErrors(diags) {
-			if code == exitOK {
-				code = exitSyntax
-			}
-			continue
+		if ok {
+			fmt.Fprintf(a.stdout, "%s: ok\n", f)
 		}
-		fmt.Fprintf(a.stdout, "%s: ok\n", f)
+	}
+	if asJSON {
+		a.printJSON(results)
 	}
 	return code
+}
+
+// validateJSON is one file's result in templates validate --json.
+type validateJSON struct {
+	File        string           `json:"file"`
+	OK          bool             `json:"ok"`
+	Diagnostics []diagnosticJSON `json:"diagnostics"`
+}
+
+// diagnosticJSON is one diagnostic; position is FILE:LINE:COL, or "-" for
+// one without a place in the file.
+type diagnosticJSON struct {
+	Position string `json:"position"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
 }
 
 // dedentElement removes the indentation a <task> element inside <tasks>
