@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/handler/tokens"
 	"github.com/evalrun/evalrun/memory"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/value"
@@ -27,7 +28,10 @@ func newMemoryLink(root string, poolSize int, run func(ctx context.Context, name
 	if run != nil {
 		runner = memory.RunnerFunc(run)
 	}
-	return &memoryLink{mem: memory.New(root, runner, poolSize)}
+	// Shards are sized in o200k tokens (SPEC §15.3); the vocabulary loads
+	// only when an llm lookup builds its shards.
+	count := memory.WithTokenCounter(tokens.O200k().Count)
+	return &memoryLink{mem: memory.New(root, runner, poolSize, count)}
 }
 
 // getContext implements evaluator.ContextFunc.
@@ -35,7 +39,6 @@ func (m *memoryLink) getContext(ctx context.Context, q evaluator.ContextQuery) *
 	return m.mem.GetRelevantContextFor(ctx, memory.Query{
 		Query:               q.Query,
 		TemplateDescription: q.TemplateDescription,
-		Inputs:              q.Inputs,
 		Strategy:            q.Strategy,
 		TopK:                q.TopK,
 	}).Value()

@@ -22,8 +22,6 @@ func init() {
 type ContextQuery struct {
 	Query               string
 	TemplateDescription string
-	// Inputs are rendered and appended to the query.
-	Inputs   *value.Dict
 	Strategy string // content, metadata, llm or llm-metadata
 	TopK     int
 }
@@ -93,13 +91,12 @@ func primGetContext(t *thread, c *call, args []value.Value) (value.Value, error)
 
 // set checks and stores the evaluated parameters; nil means not given.
 func (q *ContextQuery) set(query, strategy, topK, inputs, description value.Value, pos sexp.Pos) error {
-	if query != nil {
-		if _, isNull := query.(value.Null); !isNull {
-			q.Query = value.Text(query)
-		}
+	var err error
+	if q.Query, err = contextText("query", query, pos); err != nil {
+		return err
 	}
-	if description != nil {
-		q.TemplateDescription = value.Text(description)
+	if q.TemplateDescription, err = contextText("templateDescription", description, pos); err != nil {
+		return err
 	}
 	if strings.TrimSpace(q.Query) == "" && strings.TrimSpace(q.TemplateDescription) == "" {
 		return newError(pos, KindValue, "'get-context' requires a query parameter.")
@@ -125,9 +122,36 @@ func (q *ContextQuery) set(query, strategy, topK, inputs, description value.Valu
 		if !ok {
 			return errorf(pos, KindType, "'get-context' inputs must be a dict or a list of pairs, got %s", inputs.Type())
 		}
-		q.Inputs = d
+		// The inputs' rendered values are appended to the query (§8.7).
+		var b strings.Builder
+		b.WriteString(q.Query)
+		for _, v := range d.All() {
+			if t := value.Text(v); t != "" {
+				b.WriteByte('\n')
+				b.WriteString(t)
+			}
+		}
+		q.Query = b.String()
 	}
 	return nil
+}
+
+// contextText reads the query or templateDescription of get-context: a
+// string or a symbol; null or nil means not given.
+func contextText(param string, v value.Value, pos sexp.Pos) (string, error) {
+	switch v := v.(type) {
+	case nil, value.Null:
+		return "", nil
+	case value.List:
+		if len(v) == 0 {
+			return "", nil
+		}
+	case value.String:
+		return string(v), nil
+	case value.Symbol:
+		return string(v), nil
+	}
+	return "", errorf(pos, KindType, "'get-context' %s must be a string, got %s", param, v.Type())
 }
 
 // inputsDict accepts a dict or an association list.

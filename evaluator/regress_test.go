@@ -44,3 +44,27 @@ func TestKeywordKeys(t *testing.T) {
 		}
 	}
 }
+
+// get-context takes a string query; the rendered values of its inputs are
+// appended to it, without their names (SPEC §8.7).
+func TestGetContextQuery(t *testing.T) {
+	ft := newFakeTasks()
+	in := evaluator.New(evaluator.Options{Tasks: ft})
+	if _, err := in.EvalString(context.Background(), "<t>", `(get-context "cache" (inputs (dict "x" "zebra" "n" 3)))`); err != nil {
+		t.Fatal(err)
+	}
+	if q := ft.contextQueries[0].Query; q != "cache\nzebra\n3" {
+		t.Errorf("query = %q", q)
+	}
+	for src, want := range map[string]string{
+		`(get-context 5)`:                "'get-context' query must be a string, got int",
+		`(get-context (query nil))`:      "'get-context' requires a query parameter.",
+		`(get-context (query (list 1)))`: "'get-context' query must be a string, got list",
+	} {
+		_, err := in.EvalString(context.Background(), "<t>", src)
+		var e *evaluator.Error
+		if !errors.As(err, &e) || e.Msg != want {
+			t.Errorf("%s: err = %v, want %q", src, err, want)
+		}
+	}
+}

@@ -425,9 +425,10 @@ func (p *OpenAI) now() time.Time {
 	return time.Now()
 }
 
-// redact removes the API key from a text (SPEC §19).
+// redact removes the API key from a text (SPEC §19), however short the key
+// (a local server's key may be a word such as "ollama").
 func (p *OpenAI) redact(s string) string {
-	if len(p.key) >= 8 {
+	if p.key != "" {
 		s = strings.ReplaceAll(s, p.key, "[redacted]")
 	}
 	return s

@@ -572,3 +572,17 @@ func TestOpenAIKeyNeverLeaks(t *testing.T) {
 		t.Errorf("retry lines: %q", notified)
 	}
 }
+
+// A short key, such as a local server's "ollama", is redacted too.
+func TestOpenAIShortKeyNeverLeaks(t *testing.T) {
+	f := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		status(401, `{"error":{"message":"bad key `+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")+`"}}`)(w, r)
+	})
+	p, _ := testProvider(t, f, func(c *OpenAIConfig) {
+		c.Getenv = func(string) string { return "ollama" }
+	})
+	_, err := p.Complete(context.Background(), userRequest("x"))
+	if err == nil || strings.Contains(err.Error(), "ollama") || !strings.Contains(err.Error(), "[redacted]") {
+		t.Errorf("err = %v", err)
+	}
+}

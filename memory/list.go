@@ -41,7 +41,7 @@ func listFiles(ctx context.Context, root string, exclude func(string) bool) ([]l
 	}
 	files := make([]listedFile, 0, len(paths))
 	for _, p := range paths {
-		if exclude(p) {
+		if exclude(p) || inEvalrunDir(p) {
 			continue
 		}
 		info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
@@ -58,6 +58,13 @@ func listFiles(ctx context.Context, root string, exclude func(string) bool) ([]l
 
 func fileOf(p string, info fs.FileInfo) listedFile {
 	return listedFile{path: p, regular: info.Mode().IsRegular(), size: info.Size(), mtime: info.ModTime().UnixNano()}
+}
+
+// inEvalrunDir reports whether a listed path lies in an .evalrun directory
+// at any depth: a nested project's index, journal and dry-run prompts are
+// never indexed, as the walk skips them too.
+func inEvalrunDir(p string) bool {
+	return strings.HasPrefix(p, ".evalrun/") || strings.Contains(p, "/.evalrun/")
 }
 
 // gitFiles runs `git ls-files -z --cached --others --exclude-standard` in
