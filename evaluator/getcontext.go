@@ -22,8 +22,8 @@ func init() {
 type ContextQuery struct {
 	Query               string
 	TemplateDescription string
-	Strategy string // content, metadata, llm or llm-metadata
-	TopK     int
+	Strategy            string // content, metadata, llm or llm-metadata
+	TopK                int
 }
 
 // The get-context defaults and bounds.
