@@ -7,7 +7,7 @@ import (
 
 // maxNesting bounds how deeply expressions may nest, so that compiling and
 // evaluating never exhaust the Go stack whatever the reader accepted.
-const maxNesting = 100_000
+const maxNesting = sexp.MaxNesting
 
 // opKind says how an expr evaluates.
 type opKind uint8

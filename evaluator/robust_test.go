@@ -57,7 +57,7 @@ func TestDeepSources(t *testing.T) {
 			switch {
 			case c.want == "error":
 				got := outcomeOf(v, err)
-				if got.Kind != "depth" || got.Msg != "expression nesting too deep (more than 100000 levels)" {
+				if got.Kind != "syntax" || got.Msg != "nesting too deep (more than 100000 levels)" {
 					t.Errorf("got %+v", got)
 				}
 			case err != nil:

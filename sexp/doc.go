@@ -91,7 +91,7 @@
 //   - The output ends its lines as the input ends its first line, with LF
 //     or CRLF; line breaks inside strings are kept as they are. The output
 //     has no byte-order mark.
-//   - Lists nested deeper than MaxFormatDepth are the error "nesting too
-//     deep" instead of a stack overflow.
+//   - Lists and quotes nested deeper than MaxNesting are the syntax error
+//     "nesting too deep" for every command, fmt included.
 //   - A text without forms is the syntax error "empty program", as for run.
 package sexp

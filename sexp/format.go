@@ -9,9 +9,9 @@ import (
 )
 
 // MaxFormatDepth is the deepest nesting of lists and quotes that Format lays
-// out. The formatter recurses; deeper text is the error "nesting too deep"
-// instead of a stack overflow. The reader has no such limit.
-const MaxFormatDepth = 10000
+// out: the reader's MaxNesting, so that whatever reads also formats. The
+// formatter recurses; its own check guards trees built by other means.
+const MaxFormatDepth = MaxNesting
 
 // lineWidth is the number of columns a list may take to stay on one line.
 const lineWidth = 80

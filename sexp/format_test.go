@@ -150,9 +150,9 @@ func TestFormatErrors(t *testing.T) {
 		{"syntax error", "(a", "t:1:1: unclosed '(': missing ')'"},
 		{"empty program", "; only a comment\n", "t:1:1: empty program"},
 		{"too deep", "(a " + strings.Repeat("(", MaxFormatDepth) + strings.Repeat(")", MaxFormatDepth+1),
-			"t:1:10003: nesting too deep (more than 10000 levels)"},
+			"t:1:100003: nesting too deep (more than 100000 levels)"},
 		{"too deep in quotes", strings.Repeat("'", MaxFormatDepth+1) + "a",
-			"t:1:10001: nesting too deep (more than 10000 levels)"},
+			"t:1:100001: nesting too deep (more than 100000 levels)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

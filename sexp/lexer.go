@@ -37,7 +37,14 @@ const (
 	msgUnterminated   = "unterminated string"
 	msgQuoteNoDatum   = "quote (') must be followed by a datum"
 	msgInvalidUTF8    = "invalid UTF-8 encoding"
+	msgTooDeep        = "nesting too deep (more than 100000 levels)"
 )
+
+// MaxNesting is how deeply lists and quotes may nest in source text; deeper
+// nesting is the syntax error "nesting too deep (more than 100000 levels)",
+// so that every later stage (check, fmt, compilation, evaluation) can walk
+// the tree without exhausting the stack.
+const MaxNesting = 100_000
 
 // lexer scans the text of one Source. It keeps the offset of the next byte
 // and reports the first error it meets; the reader drives it.

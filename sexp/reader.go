@@ -103,10 +103,18 @@ func (p *parser) parse() []*Node {
 		case '(':
 			p.stack = append(p.stack, frame{open: start, first: len(p.items)})
 			lx.off++
+			if len(p.stack) > MaxNesting {
+				lx.fail(start, msgTooDeep)
+				return nil
+			}
 			continue
 		case '\'':
 			p.stack = append(p.stack, frame{open: start, quote: true})
 			lx.off++
+			if len(p.stack) > MaxNesting {
+				lx.fail(start, msgTooDeep)
+				return nil
+			}
 			continue
 		case ')':
 			n = p.closeList()
