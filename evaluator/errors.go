@@ -76,8 +76,19 @@ func newError(pos sexp.Pos, kind ErrorKind, msg string) *Error {
 }
 
 func errorf(pos sexp.Pos, kind ErrorKind, format string, args ...any) *Error {
+	for i, a := range args {
+		switch v := a.(type) {
+		case value.List, *value.Dict:
+			// Messages quote values briefly: a list that shares its
+			// elements can have a printed form of 2^60 bytes.
+			args[i] = value.Brief(v.(value.Value), maxMessageValue)
+		}
+	}
 	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...), Pos: pos}
 }
+
+// maxMessageValue is about how many bytes of a value an error message quotes.
+const maxMessageValue = 200
 
 // asEvalError converts any error into an *Error, giving it pos when it has
 // none of its own.

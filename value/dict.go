@@ -38,11 +38,11 @@ func (*Dict) Type() string { return "dict" }
 // String implements Value: (dict "k1" v1 "k2" v2).
 func (d *Dict) String() string {
 	var b strings.Builder
-	d.print(&b, 0)
+	d.print(&b, 0, 0)
 	return b.String()
 }
 
-func (d *Dict) print(b *strings.Builder, depth int) {
+func (d *Dict) print(b *strings.Builder, depth, limit int) {
 	if depth >= MaxPrintDepth {
 		b.WriteString(TooDeep)
 		return
@@ -52,7 +52,10 @@ func (d *Dict) print(b *strings.Builder, depth int) {
 		b.WriteByte(' ')
 		b.WriteString(String(k).String())
 		b.WriteByte(' ')
-		print(b, d.vals[i], depth+1)
+		if limit > 0 && b.Len() > limit {
+			return
+		}
+		print(b, d.vals[i], depth+1, limit)
 	}
 	b.WriteByte(')')
 }

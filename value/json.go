@@ -177,11 +177,13 @@ func WriteJSONString(b StringWriter, s string) {
 // ParseJSON reads one JSON value (SPEC §5.6): objects become dicts with key
 // order kept (a repeated key keeps its first position and its last value),
 // arrays lists ([] is nil), integral numbers that fit int64 ints and other
-// numbers floats. Trailing non-space text is an error.
+// numbers floats. Trailing non-space text is an error, and so is nesting
+// deeper than MaxPrintDepth (as encoding/json refuses more than 10,000
+// levels), so that model output cannot exhaust the stack.
 func ParseJSON(text string) (Value, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
-	v, err := decodeValue(dec)
+	v, err := decodeValue(dec, 0)
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, errors.New("unexpected end of JSON input")
@@ -195,13 +197,16 @@ func ParseJSON(text string) (Value, error) {
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (Value, error) {
+func decodeValue(dec *json.Decoder, depth int) (Value, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
 	}
 	switch t := tok.(type) {
 	case json.Delim:
+		if depth >= MaxPrintDepth {
+			return nil, fmt.Errorf("exceeded max depth of %d", MaxPrintDepth)
+		}
 		switch t {
 		case '{':
 			d := NewDict(4)
@@ -211,7 +216,7 @@ func decodeValue(dec *json.Decoder) (Value, error) {
 					return nil, err
 				}
 				k, _ := kt.(string)
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -224,7 +229,7 @@ func decodeValue(dec *json.Decoder) (Value, error) {
 		case '[':
 			var l List
 			for dec.More() {
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}

@@ -75,3 +75,38 @@ func TestTooDeepToPrint(t *testing.T) {
 		t.Fatal("shallow values are too deep")
 	}
 }
+
+// Values that share their parts: 2^60 leaves in sixty lists.
+func TestSharedStructure(t *testing.T) {
+	build := func() Value {
+		var l Value = List{Int(1)}
+		for range 60 {
+			l = List{l, l}
+		}
+		return l
+	}
+	a, b := build(), build()
+	if !Equal(a, b) || Equal(a, List{b, Int(2)}) {
+		t.Error("equality of shared structures")
+	}
+	if n := JSONSize(a, 1<<20); n <= 1<<20 {
+		t.Errorf("JSONSize = %d, want more than the limit", n)
+	}
+	if s := Brief(a, 50); !strings.HasSuffix(s, "…") || len(s) > 60 {
+		t.Errorf("Brief = %q", s)
+	}
+	if s := Brief(List{Int(1), String("é")}, 50); s != `(1 "é")` {
+		t.Errorf("Brief of a short list = %q", s)
+	}
+}
+
+func TestParseJSONDepth(t *testing.T) {
+	deep := strings.Repeat("[", MaxPrintDepth+1) + strings.Repeat("]", MaxPrintDepth+1)
+	if _, err := ParseJSON(deep); err == nil || !strings.Contains(err.Error(), "exceeded max depth of 10000") {
+		t.Errorf("err = %v", err)
+	}
+	ok := strings.Repeat("[", MaxPrintDepth) + strings.Repeat("]", MaxPrintDepth)
+	if _, err := ParseJSON(ok); err != nil {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -89,7 +89,7 @@ func (l List) String() string {
 		return "nil"
 	}
 	var b strings.Builder
-	writeList(&b, l, 0)
+	writeList(&b, l, 0, 0)
 	return b.String()
 }
 
@@ -112,34 +112,55 @@ const TooDeep = "#<nested too deeply>"
 
 // Print writes the canonical form of v into b without building intermediate
 // strings for nested lists and dicts.
-func Print(b *strings.Builder, v Value) { print(b, v, 0) }
+func Print(b *strings.Builder, v Value) { print(b, v, 0, 0) }
 
-func print(b *strings.Builder, v Value, depth int) {
+// Brief returns the canonical form of v cut to about max bytes, with "…"
+// appended when cut: for messages, which must stay short even for a value
+// whose full form is huge (a list sharing its elements can print to 2^60
+// bytes).
+func Brief(v Value, max int) string {
+	var b strings.Builder
+	print(&b, v, 0, max)
+	if b.Len() <= max {
+		return b.String()
+	}
+	s := b.String()[:max]
+	for !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "…"
+}
+
+// print writes v; once b holds more than limit bytes (limit > 0) it stops.
+func print(b *strings.Builder, v Value, depth, limit int) {
 	switch v := v.(type) {
 	case List:
 		if len(v) == 0 {
 			b.WriteString("nil")
 			return
 		}
-		writeList(b, v, depth)
+		writeList(b, v, depth, limit)
 	case *Dict:
-		v.print(b, depth)
+		v.print(b, depth, limit)
 	default:
 		b.WriteString(v.String())
 	}
 }
 
-func writeList(b *strings.Builder, l List, depth int) {
+func writeList(b *strings.Builder, l List, depth, limit int) {
 	if depth >= MaxPrintDepth {
 		b.WriteString(TooDeep)
 		return
 	}
 	b.WriteByte('(')
 	for i, e := range l {
+		if limit > 0 && b.Len() > limit {
+			return
+		}
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		print(b, e, depth+1)
+		print(b, e, depth+1, limit)
 	}
 	b.WriteByte(')')
 }
@@ -178,10 +199,44 @@ func Equal(a, b Value) bool {
 	if s, ok := b.(Symbol); ok {
 		b = String(s)
 	}
-	return equal(a, b, 0)
+	var st eqState
+	return st.equal(a, b, 0)
 }
 
-func equal(a, b Value, depth int) bool {
+// eqState carries one Equal call: after memoAfter comparisons of lists and
+// dicts it remembers the pairs found equal, so that values sharing their
+// parts (a list built by (list l l) sixty times over) compare in time
+// proportional to their distinct parts, not to their printed size.
+type eqState struct {
+	compared int
+	memo     map[eqPair]bool
+}
+
+// eqPair identifies two lists or two dicts by their storage.
+type eqPair struct{ a, b any }
+
+const memoAfter = 10_000
+
+// seen reports whether the pair was already found equal; remember records
+// that it is.
+func (st *eqState) seen(p eqPair) bool {
+	st.compared++
+	if st.memo == nil {
+		if st.compared < memoAfter {
+			return false
+		}
+		st.memo = make(map[eqPair]bool)
+	}
+	return st.memo[p]
+}
+
+func (st *eqState) remember(p eqPair) {
+	if st.memo != nil {
+		st.memo[p] = true
+	}
+}
+
+func (st *eqState) equal(a, b Value, depth int) bool {
 	if depth > maxCompareDepth {
 		return false
 	}
@@ -219,29 +274,39 @@ func equal(a, b Value, depth int) bool {
 		if !ok || len(a) != len(b) {
 			return false
 		}
-		if len(a) > 0 && &a[0] == &b[0] {
+		if len(a) == 0 || &a[0] == &b[0] {
 			return true // the same list
 		}
+		pair := eqPair{&a[0], &b[0]}
+		if st.seen(pair) {
+			return true
+		}
 		for i := range a {
-			if !equal(a[i], b[i], depth+1) {
+			if !st.equal(a[i], b[i], depth+1) {
 				return false
 			}
 		}
+		st.remember(pair)
 		return true
 	case *Dict:
 		b, ok := b.(*Dict)
 		if !ok || a.Len() != b.Len() {
 			return false
 		}
-		if a.Len() == 0 {
+		if a.Len() == 0 || a == b {
 			return true // either may be the nil dict
+		}
+		pair := eqPair{a, b}
+		if st.seen(pair) {
+			return true
 		}
 		for i, k := range a.keys {
 			bv, ok := b.Get(k)
-			if !ok || !equal(a.vals[i], bv, depth+1) {
+			if !ok || !st.equal(a.vals[i], bv, depth+1) {
 				return false
 			}
 		}
+		st.remember(pair)
 		return true
 	case *TaskResult:
 		b, ok := b.(*TaskResult)
@@ -252,7 +317,7 @@ func equal(a, b Value, depth int) bool {
 			return true
 		}
 		return a.Status == b.Status && a.Content == b.Content &&
-			equal(a.ParsedOrNull(), b.ParsedOrNull(), depth+1) && equal(a.NotesOrEmpty(), b.NotesOrEmpty(), depth+1)
+			st.equal(a.ParsedOrNull(), b.ParsedOrNull(), depth+1) && st.equal(a.NotesOrEmpty(), b.NotesOrEmpty(), depth+1)
 	}
 	// Closures and other host values are equal only to themselves.
 	return a == b

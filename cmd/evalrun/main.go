@@ -174,9 +174,19 @@ func (a *app) reportError(err error) int {
 	return exitEval
 }
 
+// maxPrinted bounds the printed form of a final value: a list that shares
+// its parts can describe 2^60 bytes in a few of memory.
+const maxPrinted = 256 << 20
+
 // printValue writes the final value on stdout: canonical text, or JSON
-// indented by two spaces, followed by a newline (SPEC §17.3).
-func (a *app) printValue(v value.Value, asJSON bool) {
+// indented by two spaces, followed by a newline (SPEC §17.3). A value whose
+// printed form would exceed maxPrinted is refused with a message on stderr
+// and false.
+func (a *app) printValue(v value.Value, asJSON bool) bool {
+	if n := value.JSONSize(v, maxPrinted); n > maxPrinted {
+		a.errorf("value too large to print: more than %d bytes", maxPrinted)
+		return false
+	}
 	var b strings.Builder
 	if asJSON {
 		b.WriteString(value.JSONIndent(v, "  "))
@@ -185,6 +195,7 @@ func (a *app) printValue(v value.Value, asJSON bool) {
 	}
 	b.WriteByte('\n')
 	io.WriteString(a.stdout, b.String())
+	return true
 }
 
 // failedResult returns the message of a FAILED TaskResult: its

@@ -150,7 +150,9 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags) int
 	if err != nil {
 		return a.reportError(err)
 	}
-	a.printValue(v, flags.JSON)
+	if !a.printValue(v, flags.JSON) {
+		return exitEval
+	}
 	if msg, failed := failedResult(v); failed {
 		a.errorf("final value is a FAILED TaskResult: %s", msg)
 		return exitEval
