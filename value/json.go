@@ -13,19 +13,41 @@ import (
 // JSON returns the compact JSON text of v (SPEC §5.6): numbers with the
 // printer's text, symbols as strings, nil as [], dicts in insertion order,
 // TaskResults as {"status","content","parsedContent","notes"}, closures as
-// their printed form. There is no HTML escaping.
+// their printed form. There is no HTML escaping. A value whose JSON would
+// exceed MaxRenderBytes is written as the string TooLarge instead.
 func JSON(v Value) string {
 	var b strings.Builder
-	writeJSON(&b, v, "", "", 0)
+	writeJSONBounded(&b, v, "", "")
 	return b.String()
 }
 
 // JSONIndent returns v as JSON indented like Go's json.MarshalIndent(v, "",
-// indent), without HTML escaping.
+// indent), without HTML escaping, bounded like JSON.
 func JSONIndent(v Value, indent string) string {
 	var b strings.Builder
-	writeJSON(&b, v, "\n", indent, 0)
+	writeJSONBounded(&b, v, "\n", indent)
 	return b.String()
+}
+
+// MaxRenderBytes bounds every JSON and text rendering of a value: a list
+// that shares its parts can describe 2^60 bytes in a few of memory, and no
+// prompt, journal entry or message should try to hold it.
+const MaxRenderBytes = 256 << 20
+
+// TooLarge stands for a value whose rendering would exceed MaxRenderBytes.
+const TooLarge = "#<value too large to render>"
+
+// writeJSONBounded measures v first (in time proportional to the bound) and
+// writes TooLarge when it is over MaxRenderBytes.
+func writeJSONBounded(b *strings.Builder, v Value, nl, indent string) {
+	switch v.(type) {
+	case List, *Dict, *TaskResult:
+		if JSONSize(v, MaxRenderBytes) > MaxRenderBytes {
+			writeJSONString(b, TooLarge)
+			return
+		}
+	}
+	writeJSON(b, v, nl, indent, 0)
 }
 
 // writeJSON writes v; nl is "" for compact output, else the newline plus the

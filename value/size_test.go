@@ -110,3 +110,16 @@ func TestParseJSONDepth(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// Rendering a value that shares its parts stops at MaxRenderBytes.
+func TestRenderBounded(t *testing.T) {
+	var l Value = List{Int(1)}
+	for range 60 {
+		l = List{l, l}
+	}
+	if got, want := JSON(l), `"`+TooLarge+`"`; got != want {
+		t.Errorf("JSON = %.80q", got)
+	} else if Text(l) != want || JSONIndent(l, "  ") != want {
+		t.Error("Text and JSONIndent are not bounded")
+	}
+}

@@ -6,7 +6,8 @@ import "strings"
 // substitution, to-string, string-join, log-message and render: a string is
 // itself, a symbol its name, a number its printed form, a bool true/false,
 // null the empty string, a list or dict its compact JSON, a TaskResult its
-// content, a closure its printed form.
+// content, a closure its printed form. A list or dict whose JSON would
+// exceed MaxRenderBytes renders as the JSON string TooLarge.
 func Text(v Value) string {
 	switch v := v.(type) {
 	case String:
@@ -29,7 +30,7 @@ func WriteText(b *strings.Builder, v Value) {
 	case String:
 		b.WriteString(string(v))
 	case List, *Dict:
-		writeJSON(b, v, "", "", 0)
+		writeJSONBounded(b, v, "", "")
 	default:
 		b.WriteString(Text(v))
 	}
