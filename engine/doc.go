@@ -43,6 +43,21 @@
 // under its control. Close ends the run: it closes the memory index and the cassette
 // and writes the dry-run summary line.
 //
+// # The journal
+//
+// With Options.Journal (and without DryRun) Open starts a run in the
+// project's journal .evalrun/journal.db (package journal, SPEC §16) and
+// plugs it into the lower packages through their own interfaces: the
+// executor's tasksystem.Journal (a task node per call, notes.task_id, the
+// model's tool calls as its children through handler.ToolRecorder, and
+// replay for JournalInfo.ResumedFrom), the evaluator's StepJournal (step
+// nodes) and Waiter (a task or tool call waiting for its concurrency slot
+// is a pending node, running once it has the slot), and the workflow's
+// tool calls. The parent of a call travels in
+// its context (tasksystem.WithParent). Run creates the statically known
+// steps as pending before the first evaluation; Finish records the outcome
+// and Close finishes a run nobody finished as failed.
+//
 // The evalrun command (cmd/evalrun) is a thin layer over this package: it
 // parses flags, reads files, prints values and errors, maps the Kind of an
 // *Error to an exit code and turns signals into cancellation. No package

@@ -64,6 +64,10 @@ type Options struct {
 	// provenance lines, log-message lines, retry lines and the dry-run
 	// summary, one whole line at a time; nil discards them.
 	Stderr io.Writer
+	// Journal, when set (and DryRun is not), records the run in the
+	// project's journal .evalrun/journal.db (SPEC §16); Finish records its
+	// outcome.
+	Journal *JournalInfo
 	// Getenv reads the environment (API keys, EVALRUN_HOME, HOME,
 	// EVALRUN_CASSETTE); nil means os.Getenv.
 	Getenv func(string) string
@@ -75,7 +79,7 @@ type Options struct {
 // makes one; Close ends it.
 //
 // TASK SYSTEM WIRING POINT: Open is the one place where the task system is
-// constructed. The memory index plugs in here, and so will the journal.
+// constructed. The memory index and the journal plug in here.
 type Engine struct {
 	opts   Options
 	ws     *Workspace
@@ -94,6 +98,8 @@ type Engine struct {
 	limits   evaluator.Limits
 	start    time.Time
 	runID    string
+	// journal records the run; nil without Options.Journal or with DryRun.
+	journal *runJournal
 
 	closeOnce sync.Once
 	closeErr  error
@@ -144,6 +150,7 @@ func Open(opts Options) (*Engine, error) {
 	if opts.DryRun {
 		e.dry = newDryRun(ws.Root, e.runID, ws.Display)
 	}
+	// The journal is opened last, once nothing else can fail (below).
 
 	// Files: every path must exist; relative paths are resolved against
 	// the working directory by the executor (SPEC §12.4).
@@ -201,6 +208,16 @@ func Open(opts Options) (*Engine, error) {
 		e.mem.close()
 		return nil, err
 	}
+	var taskJournal tasksystem.Journal
+	if opts.Journal != nil && !opts.DryRun {
+		j, err := openJournal(ws.Root, opts.Journal, e.start, stderr)
+		if err != nil {
+			e.mem.close()
+			return nil, err
+		}
+		e.journal, e.runID, taskJournal = j, j.run.ID(), j
+		e.start = j.start
+	}
 	e.exec = tasksystem.NewExecutor(tasksystem.Options{
 		Start:           e.start,
 		Provider:        runProvider,
@@ -219,6 +236,7 @@ func Open(opts Options) (*Engine, error) {
 		FreshTopK:       cfg.Context.FreshTopK,
 		Tools:           e.tools,
 		Memory:          e.mem,
+		Journal:         taskJournal,
 	})
 	ts := evaluator.NewTaskSystem(e.reg, e.exec)
 	ts.Tools = e.tools
@@ -231,7 +249,7 @@ func Open(opts Options) (*Engine, error) {
 			stderr.printf("warning: %s\n", msg)
 		}
 	}
-	e.tasks = &runTasks{TaskSystem: ts}
+	e.tasks = &runTasks{TaskSystem: ts, journal: e.journal}
 	for _, t := range e.reg.All() {
 		if t.Scope == templates.ScopeBuiltin {
 			continue
@@ -252,10 +270,16 @@ func Open(opts Options) (*Engine, error) {
 		Concurrency:    cfg.Limits.Concurrency,
 		MaxStringBytes: cfg.Limits.MaxStringBytes,
 	}
+	var steps evaluator.StepJournal
+	if e.journal != nil {
+		steps = e.journal
+	}
 	e.interp = evaluator.New(evaluator.Options{
 		Tasks:  e.tasks,
 		Limits: e.limits,
 		Stderr: stderr,
+		Steps:  steps,
+		Start:  e.start,
 	})
 	return e, nil
 }
@@ -312,6 +336,9 @@ func (e *Engine) Tools() *handler.Tools { return e.tools }
 func (e *Engine) Run(ctx context.Context, prog *evaluator.Program) (value.Value, error) {
 	for _, t := range staticTemplates(prog.Forms, e.reg.Lookup) {
 		e.prov.reached(t)
+	}
+	if e.journal != nil {
+		e.journal.plan(prog.Forms)
 	}
 	return e.interp.Run(ctx, prog)
 }
@@ -380,6 +407,21 @@ func withTimeout(ctx context.Context, d time.Duration) (context.Context, context
 	return ctx, func() {}
 }
 
+// Finish records the outcome of a journaled run (Options.Journal): its
+// final value, and err when it failed (an interrupted run passes an error
+// "cancelled"). A FAILED TaskResult as final value makes the run failed.
+// Only the first call counts; Close finishes a run nobody finished as
+// failed. Without a journal it does nothing.
+func (e *Engine) Finish(final value.Value, err error) {
+	if e.journal != nil {
+		e.journal.finish(final, err)
+	}
+}
+
+// RunID returns the run's id: the journal's when the run is journaled,
+// else the id of its dry-run directory.
+func (e *Engine) RunID() string { return e.runID }
+
 // Usage returns the run's model usage so far: the task calls that asked a
 // model (memory's associative-matching calls and failed calls included),
 // the replayed ones, their tokens and turns — the data of the usage line
@@ -393,6 +435,11 @@ func (e *Engine) Usage() tasksystem.RunUsage { return e.exec.Usage() }
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		e.mem.close()
+		if e.journal != nil {
+			if err := e.journal.close(); err != nil {
+				e.closeErr = fmt.Errorf("journal: %w", err)
+			}
+		}
 		if e.cassette != nil {
 			if err := e.cassette.Close(); err != nil {
 				e.closeErr = fmt.Errorf("record: %w", err)

@@ -199,6 +199,34 @@ type callInfo struct {
 // warnings of SPEC §10.1.
 type runTasks struct {
 	*evaluator.TaskSystem
+	// journal records the workflow's tool calls; nil records nothing.
+	journal *runJournal
+}
+
+// Waiting implements evaluator.Waiter: a task or tool call waiting for
+// its concurrency slot is a pending node of the journal.
+func (t *runTasks) Waiting(ctx context.Context, kind, name string) context.Context {
+	if t.journal == nil {
+		return ctx
+	}
+	return t.journal.waiting(ctx, kind, name)
+}
+
+// CallTool implements evaluator.Tasks: a workflow-level tool call is a
+// tool node of the journal under the step or task ctx carries.
+func (t *runTasks) CallTool(ctx context.Context, name string, params *value.Dict) *value.TaskResult {
+	var end func(*value.TaskResult)
+	if t.journal != nil {
+		if r, ok := t.journal.replayTool(ctx, name, params); ok {
+			return r
+		}
+		end = t.journal.tool(ctx, name, params)
+	}
+	r := t.TaskSystem.CallTool(ctx, name, params)
+	if end != nil {
+		end(r)
+	}
+	return r
 }
 
 // Execute implements evaluator.Tasks.

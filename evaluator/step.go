@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"context"
 	"strings"
 
 	"github.com/evalrun/evalrun/sexp"
@@ -9,6 +10,27 @@ import (
 
 func init() {
 	defineForm("step", evalStep)
+}
+
+// The statuses a step ends with in the journal (SPEC §16.2).
+const (
+	StepCompleted = "completed"
+	StepFailed    = "failed"
+	StepSkipped   = "skipped"
+)
+
+// StepJournal records steps in the run's journal (SPEC §16.2). The
+// evaluator does not import the journal: the engine plugs it in through
+// Options.Steps.
+type StepJournal interface {
+	// BeginStep records the start of the step name under the parent ctx
+	// carries and returns the context of its attempts, which carries the
+	// step as the parent of the calls made inside it
+	// (tasksystem.WithParent), and the function that records its end:
+	// status StepCompleted, StepFailed or StepSkipped, its value (nil when
+	// it has none), the reason of its last failure ("" when completed) and
+	// the number of attempts made.
+	BeginStep(ctx context.Context, name string) (context.Context, func(status string, v value.Value, reason string, attempts int))
 }
 
 // stepPolicy is a step's :on-error policy (SPEC §7.17).
@@ -96,16 +118,47 @@ func evalStep(t *thread, x *expr, env *Env) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	end := func(string, value.Value, string, int) {}
+	if t.in.stepJournal != nil {
+		outer := t.ctx
+		var ctx context.Context
+		ctx, end = t.in.stepJournal.BeginStep(outer, name)
+		t.ctx = ctx
+		defer func() { t.ctx = outer }()
+	}
+	v, reason, attempts, err := t.stepAttempts(a[1], env, x, policy)
+	switch {
+	case err != nil:
+		end(StepFailed, nil, firstLine(err.Error()), attempts)
+		return nil, err
+	case v != nil:
+		end(StepCompleted, v, "", attempts)
+		return v, nil
+	case policy.skip:
+		end(StepSkipped, nil, reason, attempts)
+		t.in.logf("warning: optional step '%s' skipped: %s\n", name, reason)
+		return value.Null{}, nil
+	}
+	end(StepFailed, nil, reason, attempts)
+	return nil, errorf(x.pos(), KindStep, "step '%s' failed: %s", name, reason)
+}
+
+// stepAttempts evaluates a step's body up to 1 + retries times. It returns
+// the value of the first successful attempt, or a nil value with the
+// reason of the last failure; an uncatchable error ends the attempts.
+func (t *thread) stepAttempts(body *expr, env *Env, x *expr, policy stepPolicy) (value.Value, string, int, error) {
 	var reason string
+	attempts := 0
 	for attempt := int64(0); attempt <= policy.retries; attempt++ {
 		if err := t.pollCancel(x.pos()); err != nil {
-			return nil, err
+			return nil, "", attempts, err
 		}
-		v, err := t.eval(a[1], env)
+		attempts++
+		v, err := t.eval(body, env)
 		if err != nil {
-			e := asEvalError(err, a[1].pos())
+			e := asEvalError(err, body.pos())
 			if !e.Catchable() {
-				return nil, e
+				return nil, "", attempts, e
 			}
 			reason = firstLine(e.Msg)
 			continue
@@ -114,13 +167,9 @@ func evalStep(t *thread, x *expr, env *Env) (value.Value, error) {
 			reason = firstLine(failureMessage(r))
 			continue
 		}
-		return v, nil
+		return v, "", attempts, nil
 	}
-	if policy.skip {
-		t.in.logf("warning: optional step '%s' skipped: %s\n", name, reason)
-		return value.Null{}, nil
-	}
-	return nil, errorf(x.pos(), KindStep, "step '%s' failed: %s", name, reason)
+	return nil, reason, attempts, nil
 }
 
 // failureMessage is a FAILED result's notes.error.message, else its content.

@@ -32,6 +32,24 @@ type Tasks interface {
 	GetContext(ctx context.Context, q ContextQuery) *value.Dict
 }
 
+// Waiter is an optional interface of a Tasks that records the calls
+// waiting for a slot of the run's concurrency semaphore (the journal's
+// pending status, SPEC §16.2).
+type Waiter interface {
+	// Waiting is called before a task call (kind "task", name the
+	// template's name) or a tool call (kind "tool") waits for its slot. The
+	// context it returns is the one Execute or CallTool then receives.
+	Waiting(ctx context.Context, kind, name string) context.Context
+}
+
+// waiting returns the context of a call about to wait for its slot.
+func (t *thread) waiting(kind, name string) context.Context {
+	if w, ok := t.in.tasks.(Waiter); ok {
+		return w.Waiting(t.ctx, kind, name)
+	}
+	return t.ctx
+}
+
 // NamedValue is one named argument of a task call, in call order.
 type NamedValue struct {
 	Name  string
@@ -183,10 +201,15 @@ func (t *thread) executeTask(tc *TaskCall) (value.Value, error) {
 	if t.dyn != nil {
 		tc.Ambient, tc.AmbientSummary = t.dyn.ambient, t.dyn.ambientSummary
 	}
+	name := tc.Name
+	if tc.Template != nil {
+		name = tc.Template.Name
+	}
+	ctx := t.waiting("task", name)
 	if err := t.acquire(tc.Pos); err != nil {
 		return nil, err
 	}
-	r := t.in.tasks.Execute(t.ctx, tc)
+	r := t.in.tasks.Execute(ctx, tc)
 	t.release()
 	if err := t.interruption(tc.Pos); err != nil {
 		return nil, err
@@ -217,10 +240,11 @@ func (t *thread) executeTool(name string, params *value.Dict, pos sexp.Pos) (val
 		return nil, err
 	}
 	defer t.leave()
+	ctx := t.waiting("tool", name)
 	if err := t.acquire(pos); err != nil {
 		return nil, err
 	}
-	r := t.in.tasks.CallTool(t.ctx, name, params)
+	r := t.in.tasks.CallTool(ctx, name, params)
 	t.release()
 	if err := t.interruption(pos); err != nil {
 		return nil, err

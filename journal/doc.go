@@ -22,7 +22,9 @@
 // concurrent use; writes are serialised.
 //
 // Seq order is call order, so the pending steps created at the start come
-// before any call made outside a step in the tree.
+// before any call made outside a step in the tree. A call begun before its
+// input hash and inputs were known (while it waited for its slot) gets
+// them with Call.SetInput.
 //
 // # Reading
 //

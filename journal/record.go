@@ -276,6 +276,18 @@ func (c *Call) SetStatus(status string) error {
 	return nil
 }
 
+// SetInput records the input hash and inputs of a call begun before they
+// were known (a call waiting for its concurrency slot).
+func (c *Call) SetInput(inputHash string, inputs value.Value) error {
+	s := c.run.store
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if _, err := s.db.Exec("UPDATE calls SET input_hash = ?, inputs = ? WHERE id = ?", inputHash, jsonValue(inputs), c.id); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return nil
+}
+
 // Running marks the call running: it has its concurrency slot.
 func (c *Call) Running() error { return c.SetStatus(StatusRunning) }
 

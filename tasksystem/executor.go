@@ -152,6 +152,9 @@ type Options struct {
 	ContextFraction float64
 	// Counter counts tokens; nil means the o200k_base tokenizer.
 	Counter tokens.Counter
+	// Journal records every task call (SPEC §16.2) and sets its
+	// notes.task_id; nil records nothing.
+	Journal Journal
 }
 
 // Executor runs atomic tasks (SPEC §11.3). It is safe for concurrent use:
@@ -292,7 +295,8 @@ func (e *Executor) printf(format string, args ...any) {
 //     own files, inherited ambient items (full, or the SubsetK best by BM25
 //     against the instructions, or none), and the earlier COMPLETE calls'
 //     outputs when accumulate_data is true;
-//  7. (the request hash and resume belong to the journal, not yet here);
+//  7. compute the request hash of the first model request and record the
+//     call in Options.Journal (notes.task_id);
 //  8. run a handler session with the selected provider and model (§14.5),
 //     after the session-history pairs when use_session_history is true
 //     (§13.6);
@@ -308,6 +312,34 @@ func (e *Executor) printf(format string, args ...any) {
 // lookups, llm_error for a provider error, execution_halted when ctx is
 // cancelled, and a turns RESOURCE_EXHAUSTION from the handler.
 func (e *Executor) Execute(ctx context.Context, req Request) *value.TaskResult {
+	if e.opts.Journal == nil {
+		return e.execute(ctx, req, nil)
+	}
+	j := &taskJournal{}
+	r := e.execute(ctx, req, j)
+	if j.rec == nil {
+		// The call failed before its request was known.
+		name := req.Name
+		if req.Template != nil {
+			name = req.Template.Name
+		}
+		j.rec = e.opts.Journal.BeginTask(ctx, name, "", requestInputs(req))
+	}
+	if r.Notes == nil {
+		r.Notes = value.NewDict(1)
+	}
+	r.Notes.Set("task_id", value.String(j.rec.TaskID()))
+	usage, turns := j.usage, j.turns
+	if j.session != nil && !j.replayed {
+		usage, turns = j.session.Usage(), j.session.Turns()
+	}
+	j.rec.End(r, usage, turns, j.replayed)
+	return r
+}
+
+// execute is Execute; j, when not nil, receives the call's journal record
+// once the request hash is known, and its session.
+func (e *Executor) execute(ctx context.Context, req Request, j *taskJournal) *value.TaskResult {
 	seq := req.Seq
 	if seq <= 0 {
 		seq = e.state.nextSeq()
@@ -441,6 +473,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) *value.TaskResult {
 		Tools:           e.opts.Tools,
 		AllowedTools:    t.AllowedTools,
 		ResponseFormat:  responseFormat(t),
+		Recorder:        toolRecorder(j),
 		OnWarning:       func(msg string) { e.printf("%s\n", msg) },
 		Counter:         e.opts.Counter,
 	})
@@ -448,6 +481,17 @@ func (e *Executor) Execute(ctx context.Context, req Request) *value.TaskResult {
 		session.AddMessages(e.state.historyMessages(hist.turns)...)
 	}
 	session.AddUser(user)
+	// (7) The request hash, under which the journal records the call.
+	if j != nil {
+		j.session = session
+		hash := handler.RequestHash(session.NextRequest())
+		j.rec = e.opts.Journal.BeginTask(ctx, t.Name, hash, inputsDict(inputs))
+		notes.Set("task_id", value.String(j.rec.TaskID()))
+		j.rec.Running()
+		if r, u, turns, ok := e.opts.Journal.Replay(t.Name, hash); ok {
+			return e.replayed(j, r, u, turns, seq, user, t.Name, hist.record)
+		}
+	}
 	if e.opts.BeforeFirstCall != nil {
 		e.firstCall.Do(e.opts.BeforeFirstCall)
 	}
@@ -470,6 +514,20 @@ func (e *Executor) Execute(ctx context.Context, req Request) *value.TaskResult {
 	// (10) Record the call.
 	e.state.complete(completedCall{name: t.Name, seq: seq, user: user, content: answer.Content, record: hist.record})
 	return result
+}
+
+// replayed returns the journaled result r of a resumed run's task call
+// (SPEC §16.4) without calling the model: it counts the call as replayed
+// and records it for accumulation and the session history as a completed
+// call would be, so that the later calls' requests are the same as in the
+// original run.
+func (e *Executor) replayed(j *taskJournal, r *value.TaskResult, u handler.Usage, turns, seq int, user, name string, record bool) *value.TaskResult {
+	j.replayed, j.usage, j.turns = true, u, turns
+	e.AddReplayed(u, turns)
+	if r.Status == value.StatusComplete {
+		e.state.complete(completedCall{name: name, seq: seq, user: user, content: r.Content, record: record})
+	}
+	return r
 }
 
 // responseFormat is the JSON output request of a template (SPEC §14.5):

@@ -63,6 +63,7 @@ func (panicWriter) Write([]byte) (int, error) { panic("disk on fire") }
 // TestPanicRecovered: a panic in the CLI is reported as an internal error
 // with exit code 1, with a Go stack trace only when EVALRUN_DEBUG=1.
 func TestPanicRecovered(t *testing.T) {
+	t.Chdir(t.TempDir()) // the run's journal is not the module's
 	for _, debug := range []bool{false, true} {
 		var stderr bytes.Buffer
 		a := &app{
@@ -92,6 +93,7 @@ func TestPanicRecovered(t *testing.T) {
 
 // TestAppInProcess runs a few commands through app.main with buffers.
 func TestAppInProcess(t *testing.T) {
+	t.Chdir(t.TempDir()) // the run's journal is not the module's
 	for _, tc := range []struct {
 		args               []string
 		stdin              string

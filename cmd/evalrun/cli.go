@@ -19,6 +19,8 @@ type cli struct {
 	Templates templatesCmd `cmd:"" help:"List, show, match and validate templates."`
 	Index     indexCmd     `cmd:"" help:"Build or update the memory index .evalrun/index.db of PATH (default: the project root)."`
 	Context   contextCmd   `cmd:"" help:"Look up the files of the memory index that match QUERY."`
+	Runs      runsCmd      `cmd:"" help:"List the recent runs of the journal .evalrun/journal.db, newest first."`
+	Status    statusCmd    `cmd:"" help:"Show a run of the journal as a tree of its steps, tasks and tools, with the current position."`
 }
 
 // evalFlags are the flags shared by run, eval, task and repl.
@@ -37,7 +39,8 @@ type evalFlags struct {
 // runCmd is "evalrun run FILE...".
 type runCmd struct {
 	evalFlags `embed:""`
-	Files     []string `arg:"" name:"file" sep:"none" help:"Workflow files, evaluated in order; - reads standard input."`
+	Resume    string   `name:"resume" placeholder:"RUN" help:"Start a new run that resumes RUN (an id, a unique prefix or last) of the journal: its workflow (unless FILE is given) and --set values (unless new ones are given) are used again, and its completed task and tool calls are replayed instead of run."`
+	Files     []string `arg:"" optional:"" name:"file" sep:"none" help:"Workflow files, evaluated in order; - reads standard input. Optional with --resume."`
 }
 
 // evalCmd is "evalrun eval EXPR".
@@ -114,7 +117,7 @@ type contextCmd struct {
 }
 
 // Run implements "evalrun run".
-func (c *runCmd) Run(a *app) error { return exit(a.runFiles(c.Files, c.evalFlags)) }
+func (c *runCmd) Run(a *app) error { return exit(a.runFiles(c.Files, c.evalFlags, c.Resume)) }
 
 // Run implements "evalrun eval".
 func (c *evalCmd) Run(a *app) error { return exit(a.evalExpr(c.Expr, c.evalFlags)) }

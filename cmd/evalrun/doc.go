@@ -3,6 +3,8 @@
 // Usage:
 //
 //	evalrun run [flags] FILE...     evaluate files in order in one global environment
+//	evalrun run [flags] [FILE...] --resume RUN
+//	                                run again, replaying RUN's completed calls
 //	evalrun eval [flags] EXPR       evaluate the forms in EXPR (source name <eval>)
 //	evalrun task [flags] NAME [INSTRUCTIONS]
 //	                                run one template; --set gives its inputs
@@ -14,6 +16,9 @@
 //	evalrun index [PATH]            build or update PATH/.evalrun/index.db
 //	evalrun context [--strategy S] [--top-k N] [--json] [--templates DIR]... QUERY
 //	                                look up the indexed files matching QUERY
+//	evalrun runs [--json]           list the journal's runs, newest first
+//	evalrun status [--markdown] [--json] [RUN]
+//	                                show a run's tree of steps, tasks and tools
 //	evalrun --version | --help
 //
 // run, eval, task and repl accept:
@@ -45,6 +50,27 @@
 //	                  for the replay provider ($EVALRUN_CASSETTE or
 //	                  [providers.replay] cassette). With --dry-run the echo
 //	                  answers are recorded.
+//
+// # Journal
+//
+// run, eval and task (not --dry-run, not the REPL) are recorded in
+// .evalrun/journal.db under the project root (SPEC §16, package journal):
+// the run with its workflow (the file names, "<eval>" or "task NAME"), the
+// SHA-256 of its text and its --set values; every task call, with its
+// notes.task_id RUN-ID/SEQ; the tool calls of the workflow and of the model
+// (children of their task); and every step, the statically known ones
+// created pending when the run starts. runs and status read it; RUN is a
+// full id, a unique prefix or last (the default), and an unknown RUN exits
+// 2. status --json prints {"run": RUN, "nodes": [NODE...], "current": SEQ
+// or null} (runs --json an array of RUN objects), with RUN {id, workflow,
+// workflow_sha256, args, status, resumed_from, started_at, finished_at,
+// duration_seconds, calls, tokens, final, error} and NODE {seq, kind, name,
+// status, input_hash, inputs, result, error, attempts, input_tokens,
+// output_tokens, turns, replayed, started_at, finished_at, children}.
+// run --resume RUN replays the completed task calls (matched on template
+// and request hash) and workflow-level tool calls (on name and parameters)
+// of RUN and of the runs it resumed from, with notes.replayed true, and
+// keeps {{date}} at the first run's start time.
 //
 // # Templates, configuration and providers
 //

@@ -86,7 +86,7 @@ func (a *app) contextLookup(c *contextCmd) int {
 	var lookup func(ctx context.Context, q memory.Query) memory.Result
 	switch strategy {
 	case memory.StrategyLLM, memory.StrategyLLMMetadata:
-		e, code := a.open(evalFlags{Templates: c.Templates}, "")
+		e, code := a.open(evalFlags{Templates: c.Templates}, "", nil)
 		if code != exitOK {
 			return code
 		}

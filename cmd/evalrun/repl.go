@@ -61,7 +61,7 @@ func (a *app) repl(flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
-	e, code := a.open(flags, "")
+	e, code := a.open(flags, "", nil)
 	if code != exitOK {
 		return code
 	}

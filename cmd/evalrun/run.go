@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 
+	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/value"
 )
@@ -76,7 +80,33 @@ func (a *app) parseSources(srcs []*sexp.Source) ([]*sexp.Node, bool) {
 
 // runFiles implements "evalrun run FILE...": all files are read and compiled
 // before anything runs, then evaluated in order in one global environment.
-func (a *app) runFiles(files []string, flags evalFlags) int {
+//
+// With --resume RUN (SPEC §16.4) the run resumes RUN: without files it
+// evaluates RUN's workflow, without --set RUN's --set values, and a
+// workflow that changed since gives a warning.
+func (a *app) runFiles(files []string, flags evalFlags, resume string) int {
+	var resumed *journal.RunRecord
+	if resume != "" {
+		var code int
+		if resumed, code = a.resumedRun(resume, flags); code != exitOK {
+			return code
+		}
+		if len(files) == 0 {
+			if resumed.WorkflowPath == "<eval>" || strings.HasPrefix(resumed.WorkflowPath, "task ") {
+				a.errorf("--resume %s: run %s did not evaluate workflow files: give FILE", resume, resumed.ID)
+				return exitUsage
+			}
+			files = strings.Fields(resumed.WorkflowPath)
+		}
+		if args, ok := resumed.Args.(*value.Dict); ok && len(flags.Set) == 0 {
+			for k, v := range args.All() {
+				flags.Set = append(flags.Set, k+"="+value.JSON(v))
+			}
+		}
+	} else if len(files) == 0 {
+		a.errorf(`expected "<file> ..." (or --resume RUN)`)
+		return exitUsage
+	}
 	sets, code := a.evalSetup(flags)
 	if code != exitOK {
 		return code
@@ -85,8 +115,52 @@ func (a *app) runFiles(files []string, flags evalFlags) int {
 	if !ok {
 		return exitUsage
 	}
-	return a.evaluate(srcs, sets, flags)
+	text := sourceText(srcs)
+	jn := journalInfo(strings.Join(files, " "), text, sets)
+	if resumed != nil {
+		if journal.HashWorkflow([]byte(text)) != resumed.WorkflowSHA256 {
+			fmt.Fprintf(a.stderr, "warning: the workflow changed since run %s\n", resumed.ID)
+		}
+		jn.ResumedFrom = resumed.ID
+	}
+	return a.evaluate(srcs, sets, flags, jn)
 }
+
+// resumedRun finds the run --resume names in the journal.
+func (a *app) resumedRun(ref string, flags evalFlags) (*journal.RunRecord, int) {
+	if flags.DryRun {
+		a.errorf("--resume cannot be used with --dry-run: dry runs are not journaled")
+		return nil, exitUsage
+	}
+	s, ok, code := a.openJournal()
+	if code != exitOK {
+		return nil, code
+	}
+	if !ok {
+		a.errorf("--resume %s: the journal %s does not exist", ref, journal.DefaultPath)
+		return nil, exitUsage
+	}
+	defer s.Close()
+	rec, err := s.Resolve(ref)
+	if err != nil {
+		a.errorf("--resume: %v", err)
+		return nil, exitUsage
+	}
+	return rec, exitOK
+}
+
+// sourceText is the text of the sources, concatenated: what the journal
+// hashes.
+func sourceText(srcs []*sexp.Source) string {
+	var b strings.Builder
+	for _, s := range srcs {
+		b.WriteString(s.Text)
+	}
+	return b.String()
+}
+
+// errCancelled is the error of an interrupted run in the journal.
+var errCancelled = errors.New("cancelled")
 
 // evalExpr implements "evalrun eval EXPR" (source name <eval>).
 func (a *app) evalExpr(text string, flags evalFlags) int {
@@ -94,7 +168,7 @@ func (a *app) evalExpr(text string, flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
-	return a.evaluate([]*sexp.Source{sexp.NewSource("<eval>", text)}, sets, flags)
+	return a.evaluate([]*sexp.Source{sexp.NewSource("<eval>", text)}, sets, flags, journalInfo("<eval>", text, sets))
 }
 
 // evalSetup checks the flags shared by run, eval, task and repl.
@@ -124,7 +198,9 @@ func defineSets(in *evaluator.Interpreter, sets []setting) {
 // statically (SPEC §10.3). After the value (or the error) stderr gets the
 // usage line when a model call was made (SPEC §17.3); a dry run ends stderr
 // with its summary (SPEC §17.7).
-func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags) int {
+//
+// The run is recorded in the journal (jn) unless it is a dry run.
+func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn *engine.JournalInfo) int {
 	sig := notifySignals(a.stderr)
 	defer sig.stop()
 	forms, ok := a.parseSources(srcs)
@@ -135,7 +211,7 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags) int
 	if err != nil {
 		return a.reportError(err)
 	}
-	e, code := a.open(flags, "")
+	e, code := a.open(flags, "", jn)
 	if code != exitOK {
 		return code
 	}
@@ -145,8 +221,10 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags) int
 	if sig.guard(func(ctx context.Context) {
 		v, err = e.Run(ctx, prog)
 	}) {
+		e.Finish(nil, errCancelled)
 		return exitInterrupted
 	}
+	e.Finish(v, err)
 	if err != nil {
 		return a.reportError(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/tasksystem"
+	"github.com/evalrun/evalrun/value"
 )
 
 // diagStyle says how template diagnostics are printed.
@@ -52,8 +53,9 @@ func (a *app) loadWorkspace(dirs []string, style diagStyle) (*engine.Workspace, 
 // llm strategy) with the flags of the command; instructions is the text of
 // {{instructions}} (evalrun task). A problem is printed and its exit code
 // returned.
-func (a *app) open(flags evalFlags, instructions string) (*engine.Engine, int) {
+func (a *app) open(flags evalFlags, instructions string, jn *engine.JournalInfo) (*engine.Engine, int) {
 	e, err := engine.Open(engine.Options{
+		Journal:      jn,
 		Templates:    flags.Templates,
 		Provider:     flags.Provider,
 		Model:        flags.Model,
@@ -138,4 +140,18 @@ func (a *app) home() string {
 	}
 	h, _ := os.UserHomeDir()
 	return h
+}
+
+// journalInfo describes a run for the journal (SPEC §16.1): its workflow,
+// the SHA-256 of its text and the --set values as a dict.
+func journalInfo(path, text string, sets []setting) *engine.JournalInfo {
+	var args value.Value
+	if len(sets) > 0 {
+		d := value.NewDict(len(sets))
+		for _, s := range sets {
+			d.Set(s.Name, s.Value)
+		}
+		args = d
+	}
+	return &engine.JournalInfo{WorkflowPath: path, WorkflowText: text, Args: args}
 }

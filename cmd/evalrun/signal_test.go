@@ -9,10 +9,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evalrun/evalrun/journal"
 )
 
 // startEvalrun starts the test binary as the evalrun command (see TestMain)
@@ -26,7 +29,8 @@ func startEvalrun(t *testing.T, stdin io.Reader, args ...string) (*exec.Cmd, fun
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := &exec.Cmd{Path: exe, Args: append([]string{"evalrun"}, args...), Stdin: stdin}
+	// A directory of its own: the run's journal is not the module's.
+	cmd := &exec.Cmd{Path: exe, Args: append([]string{"evalrun"}, args...), Stdin: stdin, Dir: t.TempDir()}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +90,19 @@ func TestInterruptRun(t *testing.T) {
 			}
 			if stderr != "evalrun: interrupted\n" {
 				t.Errorf("stderr %q, want %q", stderr, "evalrun: interrupted\n")
+			}
+			// The journal records the run as failed: cancelled.
+			s, err := journal.Open(filepath.Join(cmd.Dir, journal.DefaultPath))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			rec, err := s.Resolve("last")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Status != journal.StatusFailed || rec.Error != "cancelled" {
+				t.Errorf("journal: status %q, error %q; want failed, cancelled", rec.Status, rec.Error)
 			}
 		})
 	}

@@ -22,7 +22,7 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
-	e, code := a.open(flags, instructions)
+	e, code := a.open(flags, instructions, journalInfo("task "+name, name, sets))
 	if code != exitOK {
 		return code
 	}
@@ -34,7 +34,13 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	if sig.guard(func(ctx context.Context) {
 		res, err = e.Task(ctx, name, sets)
 	}) {
+		e.Finish(nil, errCancelled)
 		return exitInterrupted
+	}
+	if res != nil {
+		e.Finish(res, err)
+	} else {
+		e.Finish(nil, err)
 	}
 	if err != nil {
 		var ie *engine.InputError
