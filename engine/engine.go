@@ -370,7 +370,7 @@ func (e *Engine) Task(ctx context.Context, name string, inputs []evaluator.Named
 		var err error
 		switch in.Name {
 		case "files":
-			call.Files, err = filesValue(name, in.Value)
+			call.Files, err = evaluator.FilesArgument(name, in.Value)
 			call.FilesGiven = true
 		case "context":
 			call.Context, err = tasksystem.ParseContextArg(name, in.Value)
@@ -450,26 +450,6 @@ func (e *Engine) Close() error {
 		}
 	})
 	return e.closeErr
-}
-
-// filesValue reads the files argument of a task: a path string or a list
-// of them (SPEC §11.1).
-func filesValue(task string, v value.Value) ([]string, error) {
-	switch v := v.(type) {
-	case value.String:
-		return []string{string(v)}, nil
-	case value.List:
-		files := make([]string, len(v))
-		for i, e := range v {
-			s, ok := e.(value.String)
-			if !ok {
-				return nil, fmt.Errorf("'files' argument for task '%s' must evaluate to a list of strings, got %s: %s", task, v.Type(), v)
-			}
-			files[i] = string(s)
-		}
-		return files, nil
-	}
-	return nil, fmt.Errorf("'files' argument for task '%s' must evaluate to a list of strings, got %s: %s", task, v.Type(), v)
 }
 
 // absTo returns path made absolute against dir.

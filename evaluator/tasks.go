@@ -142,7 +142,7 @@ func (t *thread) taskCallSyntax(name string, tmpl *templates.Template, x *expr, 
 func (tc *TaskCall) setArg(name string, v value.Value) error {
 	switch name {
 	case "files":
-		files, err := filesArg(tc.Name, v)
+		files, err := FilesArgument(tc.Name, v)
 		if err != nil {
 			return err
 		}
@@ -165,7 +165,9 @@ func (tc *TaskCall) setArg(name string, v value.Value) error {
 	return nil
 }
 
-func filesArg(task string, v value.Value) ([]string, error) {
+// FilesArgument reads the reserved files argument of a task call: a path
+// string or a list of them (SPEC §11.1).
+func FilesArgument(task string, v value.Value) ([]string, error) {
 	switch v := v.(type) {
 	case value.String:
 		return []string{string(v)}, nil
@@ -174,13 +176,13 @@ func filesArg(task string, v value.Value) ([]string, error) {
 		for i, e := range v {
 			s, ok := e.(value.String)
 			if !ok {
-				return nil, fmt.Errorf("'files' argument for task '%s' must evaluate to a list of strings, got %s: %s", task, v.Type(), v)
+				return nil, fmt.Errorf("'files' argument for task '%s' must evaluate to a list of strings, got %s: %s", task, v.Type(), value.Brief(v, maxMessageValue))
 			}
 			files[i] = string(s)
 		}
 		return files, nil
 	}
-	return nil, fmt.Errorf("'files' argument for task '%s' must evaluate to a list of strings, got %s: %s", task, v.Type(), v)
+	return nil, fmt.Errorf("'files' argument for task '%s' must evaluate to a list of strings, got %s: %s", task, v.Type(), value.Brief(v, maxMessageValue))
 }
 
 // taskCallValues applies a template to positional argument values (SPEC §6.4,
