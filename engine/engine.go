@@ -188,7 +188,7 @@ func Open(opts Options) (*Engine, error) {
 		Stdin:      stdin,
 		Stderr:     stderr,
 		Interactive: func() bool {
-			return isTerminal(stdin) && isTerminal(out)
+			return handler.IsTerminal(stdin) && handler.IsTerminal(out)
 		},
 	})
 	ps := &providers{
@@ -458,21 +458,4 @@ func absTo(dir, path string) string {
 		return path
 	}
 	return filepath.Join(dir, path)
-}
-
-// isTerminal reports whether r (a reader or writer) is a terminal: a
-// character device other than the null device.
-func isTerminal(r any) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
-		return false
-	}
-	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(info, null) {
-		return false
-	}
-	return true
 }

@@ -45,11 +45,21 @@ func (t *Tools) interactive() bool {
 	return IsTerminal(os.Stdin) && IsTerminal(os.Stderr)
 }
 
-// IsTerminal reports whether f is a character device, the check the CLI
-// uses for terminals.
-func IsTerminal(f *os.File) bool {
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+// IsTerminal reports whether f (an *os.File reader or writer) is a
+// terminal: a character device other than the null device.
+func IsTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := file.Stat()
+	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(info, null) {
+		return false
+	}
+	return true
 }
 
 // userInput implements request_user_input: the prompt goes to stderr

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/evalrun/evalrun/handler"
 	"io"
 	"os"
 	"slices"
@@ -73,30 +74,13 @@ func (a *app) repl(flags evalFlags) int {
 		reg:         e.Registry(),
 		sets:        sets,
 		json:        flags.JSON,
-		interactive: isTerminal(a.stdin),
+		interactive: handler.IsTerminal(a.stdin),
 		sig:         notifySignals(a.stderr),
 	}
 	defer s.sig.stop()
 	done := make(chan struct{})
 	defer close(done)
 	return s.loop(readLines(a.stdin, done))
-}
-
-// isTerminal reports whether r (a reader or writer) is a terminal: a
-// character device other than the null device.
-func isTerminal(r any) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
-		return false
-	}
-	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(info, null) {
-		return false
-	}
-	return true
 }
 
 // readLines delivers the lines of r, each with its line terminator (the last
