@@ -245,7 +245,7 @@ func Open(opts Options) (*Engine, error) {
 		if old := res.Replaced; old != nil && old.Scope != templates.ScopeDefatom {
 			stderr.printf("warning: template '%s' from %s shadows %s\n", t.Name, originText(t), originText(old))
 		}
-		if msg := HiddenWarning(t.Name, nil); msg != "" {
+		if msg := HiddenWarning(t.Name, e.tools.HasTool); msg != "" {
 			stderr.printf("warning: %s\n", msg)
 		}
 	}
@@ -254,7 +254,7 @@ func Open(opts Options) (*Engine, error) {
 		if t.Scope == templates.ScopeBuiltin {
 			continue
 		}
-		if msg := HiddenWarning(t.Name, nil); msg != "" {
+		if msg := HiddenWarning(t.Name, e.tools.HasTool); msg != "" {
 			stderr.printf("warning: %s\n", msg)
 		}
 	}
