@@ -219,31 +219,25 @@ func evalDefine(t *thread, x *expr, env *Env) (value.Value, error) {
 	if len(a) != 2 {
 		return nil, newError(x.pos(), KindArity, "'define' requires a symbol and a value expression: (define name expression) or (define (name params...) body...)")
 	}
-	name, err := bindTarget(a[0].syn, "define")
-	if err != nil {
-		return nil, err
-	}
-	v, err := t.eval(a[1], env)
-	if err != nil {
-		return nil, err
-	}
-	env.Define(name, v)
-	return v, nil
+	return t.defineValue("define", a[0], a[1], env)
 }
 
 func evalBind(t *thread, x *expr, env *Env) (value.Value, error) {
 	a := x.args()
-	if len(a) != 2 {
+	if len(a) != 2 || (a[0].syn.Kind != sexp.Symbol && a[0].syn.Kind != sexp.Bool && a[0].syn.Kind != sexp.Nil) {
 		return nil, newError(x.pos(), KindArity, "'bind' requires a symbol and a value expression: (bind variable_symbol expression)")
 	}
-	if a[0].syn.Kind != sexp.Symbol && a[0].syn.Kind != sexp.Bool && a[0].syn.Kind != sexp.Nil {
-		return nil, newError(x.pos(), KindArity, "'bind' requires a symbol and a value expression: (bind variable_symbol expression)")
-	}
-	name, err := bindTarget(a[0].syn, "bind")
+	return t.defineValue("bind", a[0], a[1], env)
+}
+
+// defineValue evaluates e and binds it to the name target in env's frame,
+// returning the value (define and bind).
+func (t *thread) defineValue(form string, target, e *expr, env *Env) (value.Value, error) {
+	name, err := bindTarget(target.syn, form)
 	if err != nil {
 		return nil, err
 	}
-	v, err := t.eval(a[1], env)
+	v, err := t.eval(e, env)
 	if err != nil {
 		return nil, err
 	}
