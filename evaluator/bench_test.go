@@ -243,26 +243,3 @@ func BenchmarkClosureCall(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/calls, "ns/call")
 }
-
-// BenchmarkParallelMap20Sleep100ms runs d3_parallel_map_20 (20 bench-echo
-// calls through parallel-map) at concurrency 8 against an executor that
-// takes 100 ms per call; the target is at most 330 ms of wall time.
-func BenchmarkParallelMap20Sleep100ms(b *testing.B) {
-	const src = `(parallel-map
-  (lambda (i) (get-field (bench-echo (prompt (string-append "item-" i))) "content"))
-  (range 1 21))`
-	_, prelude := loadBench(b)
-	in, tasks := newBenchInterp(b, prelude, evaluator.Limits{Concurrency: 8})
-	tasks.delay = 100 * time.Millisecond
-	p, err := evaluator.Compile(sexp.NewSource("d3_parallel_map_20", src))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	for b.Loop() {
-		if _, err := in.Run(ctx, p); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
-}

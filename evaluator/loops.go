@@ -163,6 +163,28 @@ func (t *thread) isPhaseCallable(v value.Value) bool {
 	return false
 }
 
+// phases evaluates the named phase clauses in order.
+func (t *thread) phases(form string, cl loopClauses, env *Env, names ...string) ([]value.Value, error) {
+	fns := make([]value.Value, len(names))
+	for i, name := range names {
+		var err error
+		if fns[i], err = t.phase(form, name, cl[name], env); err != nil {
+			return nil, err
+		}
+	}
+	return fns, nil
+}
+
+// applyPhase applies a loop phase, re-raising its error with the loop's
+// phrase (SPEC §7.12, §7.13).
+func (t *thread) applyPhase(f value.Value, args []value.Value, pos sexp.Pos, prefix string) (value.Value, error) {
+	v, err := t.apply(f, args, pos)
+	if err != nil {
+		return nil, withPrefix(err, prefix)
+	}
+	return v, nil
+}
+
 // decision interprets a controller's answer: (continue v) or (stop v), the
 // action a symbol or a string.
 func decision(v value.Value, pos sexp.Pos) (stop bool, val value.Value, err error) {
@@ -221,11 +243,9 @@ func evalDirectorLoop(t *thread, x *expr, env *Env) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	var fns [4]value.Value
-	for i, name := range []string{"director", "executor", "evaluator", "controller"} {
-		if fns[i], err = t.phase(form, name, cl[name], env); err != nil {
-			return nil, err
-		}
+	fns, err := t.phases(form, cl, env, "director", "executor", "evaluator", "controller")
+	if err != nil {
+		return nil, err
 	}
 	cfg := value.DictOf("max-iterations", value.Int(n), "initial-director-input", input)
 	return t.withLoopConfig(cfg, func() (value.Value, error) {
@@ -236,11 +256,7 @@ func evalDirectorLoop(t *thread, x *expr, env *Env) (value.Value, error) {
 			}
 			iter := value.Int(i)
 			run := func(phase string, f value.Value, args ...value.Value) (value.Value, error) {
-				v, err := t.apply(f, args, x.pos())
-				if err != nil {
-					return nil, withPrefix(err, fmt.Sprintf("Error in '%s' phase (iteration %d): ", phase, i))
-				}
-				return v, nil
+				return t.applyPhase(f, args, x.pos(), fmt.Sprintf("Error in '%s' phase (iteration %d): ", phase, i))
 			}
 			plan, err := run("director", fns[0], input, iter)
 			if err != nil {
@@ -311,11 +327,9 @@ func evalIterativeLoop(t *thread, x *expr, env *Env) (value.Value, error) {
 			return nil, errorf(testCmd.pos(), KindType, "iterative-loop: 'test-command' must evaluate to a string or a function, got %s: %s", v.Type(), v)
 		}
 	}
-	var fns [3]value.Value
-	for i, name := range []string{"executor", "validator", "controller"} {
-		if fns[i], err = t.phase(form, name, cl[name], env); err != nil {
-			return nil, err
-		}
+	fns, err := t.phases(form, cl, env, "executor", "validator", "controller")
+	if err != nil {
+		return nil, err
 	}
 	cfg := value.DictOf("max-iterations", value.Int(n), "initial-input", input)
 	return t.withLoopConfig(cfg, func() (value.Value, error) {
@@ -325,12 +339,9 @@ func evalIterativeLoop(t *thread, x *expr, env *Env) (value.Value, error) {
 				return nil, err
 			}
 			iter := value.Int(i)
+			prefix := fmt.Sprintf("Error during iterative-loop iteration %d: ", i)
 			run := func(f value.Value, args ...value.Value) (value.Value, error) {
-				v, err := t.apply(f, args, x.pos())
-				if err != nil {
-					return nil, withPrefix(err, fmt.Sprintf("Error during iterative-loop iteration %d: ", i))
-				}
-				return v, nil
+				return t.applyPhase(f, args, x.pos(), prefix)
 			}
 			var d value.Value
 			if generator != nil {
