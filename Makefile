@@ -5,7 +5,7 @@ BIN         ?= bin/evalrun
 # "context deadline exceeded" in the Go 1.26 fuzz coordinator.
 FUZZTIME    ?= 200000x
 BENCHTIME   ?= 1s
-STATICCHECK_VERSION ?= 2026.2.2
+STATICCHECK_VERSION ?= v0.8.2
 GOBIN_DIR   := $(shell $(GO) env GOPATH)/bin
 
 .PHONY: all build test lint vet fmt-check staticcheck gotest bench fuzz demo clean
