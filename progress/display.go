@@ -1,0 +1,204 @@
+package progress
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// MinRedraw is the shortest time between two redraws: at most ten a second.
+const MinRedraw = 100 * time.Millisecond
+
+// Options configures a Display.
+type Options struct {
+	// Colour draws the frame with ANSI colours (off under NO_COLOR).
+	Colour bool
+	// Size returns the terminal's size; nil means 80×24.
+	Size func() Size
+	// Now returns the current time; nil means time.Now (tests fix it).
+	Now func() time.Time
+	// Tick is the redraw period; 0 means MinRedraw. A smaller value is
+	// raised to MinRedraw.
+	Tick time.Duration
+}
+
+// Display draws a Model on a terminal stream below the lines the run
+// prints. Lines written to it (io.Writer) pass through above the frame,
+// whole lines at a time; Close erases the frame and flushes any unfinished
+// line, so that what stays on the screen is what a run without a terminal
+// prints. A Display is safe for concurrent use.
+type Display struct {
+	mu      sync.Mutex
+	out     io.Writer
+	opts    Options
+	model   *Model
+	shown   int // lines of the frame now on the screen
+	pending bytes.Buffer
+	dirty   bool
+	last    time.Time
+	closed  bool
+	stop    chan struct{}
+	done    chan struct{}
+	// Redraws counts the frames drawn (tests read it).
+	redraws int
+}
+
+// NewDisplay starts a display on out; it redraws on its own until Close.
+func NewDisplay(out io.Writer, opts Options) *Display {
+	if opts.Size == nil {
+		opts.Size = func() Size { return Size{Width: 80, Height: 24} }
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Tick < MinRedraw {
+		opts.Tick = MinRedraw
+	}
+	d := &Display{
+		out:   out,
+		opts:  opts,
+		model: NewModel(opts.Now()),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	go d.loop()
+	return d
+}
+
+// loop redraws every tick while something changed or a call is active
+// (its elapsed time moves).
+func (d *Display) loop() {
+	defer close(d.done)
+	t := time.NewTicker(d.opts.Tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-t.C:
+			d.mu.Lock()
+			_, running, waiting := d.model.Counts()
+			if d.dirty || running+waiting > 0 {
+				d.redraw()
+			}
+			d.mu.Unlock()
+		}
+	}
+}
+
+// Event folds e into the display's model; the next tick draws it.
+func (d *Display) Event(e Event) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if e.Time.IsZero() {
+		e.Time = d.opts.Now()
+	}
+	d.model.Apply(e)
+	d.dirty = true
+}
+
+// Cancelling shows which calls are being cancelled and draws at once
+// (Ctrl-C).
+func (d *Display) Cancelling() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.model.Cancelling(d.opts.Now())
+	d.redraw()
+}
+
+// Write passes p through above the frame. Only whole lines are written;
+// an unfinished last line waits for its end (or for Close).
+func (d *Display) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return d.out.Write(p)
+	}
+	d.pending.Write(p)
+	i := bytes.LastIndexByte(d.pending.Bytes(), '\n')
+	if i < 0 {
+		return len(p), nil
+	}
+	lines := append([]byte(nil), d.pending.Bytes()[:i+1]...)
+	rest := append([]byte(nil), d.pending.Bytes()[i+1:]...)
+	d.pending.Reset()
+	d.pending.Write(rest)
+	var b strings.Builder
+	d.erase(&b)
+	b.Write(lines)
+	d.draw(&b)
+	_, err := io.WriteString(d.out, b.String())
+	return len(p), err
+}
+
+// Close stops redrawing, erases the frame and writes any unfinished line.
+func (d *Display) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	d.mu.Unlock()
+	close(d.stop)
+	<-d.done
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var b strings.Builder
+	d.erase(&b)
+	b.Write(d.pending.Bytes())
+	d.pending.Reset()
+	_, err := io.WriteString(d.out, b.String())
+	return err
+}
+
+// redraw replaces the frame on the screen by the current one, no more
+// often than MinRedraw.
+func (d *Display) redraw() {
+	now := d.opts.Now()
+	if !d.last.IsZero() && now.Sub(d.last) < MinRedraw && d.shown > 0 && !d.model.cancel {
+		return
+	}
+	var b strings.Builder
+	d.erase(&b)
+	d.draw(&b)
+	io.WriteString(d.out, b.String())
+}
+
+// erase moves the cursor to the first line of the frame and clears the
+// screen below it.
+func (d *Display) erase(b *strings.Builder) {
+	if d.shown == 0 {
+		return
+	}
+	b.WriteString("\r")
+	if d.shown > 1 {
+		b.WriteString("\x1b[")
+		b.WriteString(itoa(d.shown - 1))
+		b.WriteString("A")
+	}
+	b.WriteString("\x1b[J")
+	d.shown = 0
+}
+
+// draw writes the current frame, leaving the cursor at the end of its last
+// line.
+func (d *Display) draw(b *strings.Builder) {
+	now := d.opts.Now()
+	lines := Frame(d.model, d.opts.Size(), now, d.opts.Colour)
+	b.WriteString(strings.Join(lines, "\n"))
+	d.shown = len(lines)
+	d.dirty = false
+	d.last = now
+	d.redraws++
+}
+
+// itoa formats a small non-negative int.
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}

@@ -1,0 +1,26 @@
+// Package progress draws the live display of a run on a terminal (SPEC
+// §17.3.1): one line per call that is running or waiting for a slot, under a
+// header with calls done, running and waiting, tokens, cost and elapsed time;
+// a parallel-map as one group with its progress (7/20) and its running
+// children; a plan run as its task tree with <-- current.
+//
+// The package has three layers, so that the drawing can be tested without a
+// terminal:
+//
+//   - Model folds a sequence of Events (the same call events that feed the
+//     run journal) into the state of the run.
+//   - Frame is a pure function from that state, a terminal size and the
+//     current time to the lines of one screen.
+//   - Display owns a terminal stream: it redraws the frame at most ten times
+//     a second below the lines the run prints (log messages, warnings),
+//     which pass through it whole, and erases the frame when the run ends,
+//     so that nothing is left on screen but what a run without a terminal
+//     prints.
+//
+// Example:
+//
+//	d := progress.NewDisplay(os.Stderr, progress.Options{Colour: os.Getenv("NO_COLOR") == ""})
+//	defer d.Close()
+//	d.Event(progress.Event{Phase: progress.Running, ID: 1, Kind: "task", Name: "summarize", Executor: "openai:gpt-4.1"})
+//	fmt.Fprintln(d, "log: one line above the live display")
+package progress
