@@ -175,6 +175,11 @@ func (p *Plan) StateOf(t *Task, reasons map[string]string) State {
 	}
 	if t.IsContainer() {
 		for _, s := range t.Subtasks {
+			if s.Status == StatusBlocked {
+				return State{Word: StatusBlocked, Reason: s.ID + " failed"}
+			}
+		}
+		for _, s := range t.Subtasks {
 			if s.Status == StatusActive || p.Completed(s) {
 				return State{Word: StatusActive}
 			}
