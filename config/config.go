@@ -44,7 +44,8 @@ type Config struct {
 	Tools     Tools
 	// Roles maps a role name to its system prompt ([roles.NAME] system).
 	Roles map[string]string
-	// Plan is the [plan] section (SPEC §23).
+	// Plan is the [plan] section (SPEC §23); zero values mean the
+	// defaults (MaxTasks 0 is DefaultPlanMaxTasks).
 	Plan Plan
 	// Files lists the configuration files that were read, in merge order.
 	Files []string
@@ -118,7 +119,6 @@ func Default() *Config {
 			LLMAttempts:     DefaultLLMAttempts,
 		},
 		Context: Context{FreshTopK: DefaultFreshTopK, SubsetK: DefaultSubsetK},
-		Plan:    Plan{MaxTasks: DefaultPlanMaxTasks, Agents: map[string]string{}},
 	}
 }
 

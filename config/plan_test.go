@@ -28,7 +28,7 @@ func TestPlanSection(t *testing.T) {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}
 	def, _ := Load("", "")
-	if def.Plan.MaxTasks != DefaultPlanMaxTasks {
+	if def.Plan.MaxTasks != 0 {
 		t.Errorf("default max_tasks %d", def.Plan.MaxTasks)
 	}
 }
