@@ -1,0 +1,282 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/plan"
+	"github.com/evalrun/evalrun/tasksystem"
+	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/value"
+)
+
+// AgentRunner starts the agents of SPEC §22 for plan runs: the executor of
+// a task whose meta.agent, meta.tool, --agent or default_agent names an
+// agent, and NAME(…) and `ccw cli` steps. Without one, such a call fails
+// with configuration_error naming the agent.
+type AgentRunner interface {
+	// RunAgent runs the agent name on prompt in dir; readOnly asks for its
+	// read_only_args.
+	RunAgent(ctx context.Context, name, prompt, dir string, readOnly bool) (plan.Answer, error)
+	// Agents lists the agent names it knows.
+	Agents() []string
+}
+
+// PlanRun configures Engine.RunPlan.
+type PlanRun struct {
+	// Parallel, Tasks, Agent, DryRun and Resume are the flags of
+	// `evalrun plan run` (SPEC §23.3).
+	Parallel int
+	Tasks    []string
+	Agent    string
+	DryRun   bool
+	Resume   bool
+	// Agents runs the agents of §22; nil fails agent calls with
+	// configuration_error.
+	Agents AgentRunner
+	// Stdout receives the waves of a dry run.
+	Stdout interface{ Write([]byte) (int, error) }
+}
+
+// PlanOptions returns what reading and checking a plan needs from the
+// workspace: [plan] max_tasks, [plan.agents], the agents known and the
+// templates (for plan/NAME of a role).
+func (w *Workspace) PlanOptions(agents AgentRunner) plan.Options {
+	names := plan.BuiltinAgents
+	if agents != nil {
+		names = agents.Agents()
+	}
+	return plan.Options{
+		MaxTasks: w.Config.Plan.MaxTasks,
+		Agents:   names,
+		AgentMap: w.Config.Plan.Agents,
+		HasTemplate: func(name string) bool {
+			_, ok := w.Registry().Lookup(name)
+			return ok
+		},
+	}
+}
+
+// RunPlan executes a checked plan (SPEC §23.3) in this run: the built-in
+// role templates plan/ROLE are registered under every template of the
+// same name, each task is a step node of the run's journal (named by its
+// id) with its steps and calls below it, and task prompts go to the
+// agents of §22 or to the run's provider. With Options.Journal and
+// JournalInfo.ResumedFrom, completed calls of the resumed run are
+// replayed. Errors are those of plan.Run.
+func (e *Engine) RunPlan(ctx context.Context, p *plan.Plan, r PlanRun) (*plan.Outcome, error) {
+	for _, t := range templates.PlanRoles() {
+		if _, ok := e.reg.Lookup(t.Name); !ok {
+			e.reg.Add(t)
+		}
+	}
+	opts := e.ws.PlanOptions(r.Agents)
+	ro := plan.RunOptions{
+		Options:  opts,
+		Parallel: r.Parallel,
+		Tasks:    r.Tasks,
+		Agent:    r.Agent,
+		DryRun:   r.DryRun,
+		Resume:   r.Resume,
+		RunID:    e.runID,
+		Stderr:   e.stderr,
+	}
+	if r.Stdout != nil {
+		ro.Stdout = r.Stdout
+	}
+	if e.opts.Provider != "" && r.Agent == "" {
+		// --provider names the executor of every task: no agent.
+		ro.Agent = "none"
+	}
+	return plan.Run(ctx, p, &planExecutor{e: e, agents: r.Agents, forceProvider: ro.Agent == "none", dry: r.DryRun}, ro)
+}
+
+// planExecutor implements plan.Executor with the engine's task path.
+type planExecutor struct {
+	e             *Engine
+	agents        AgentRunner
+	forceProvider bool
+	dry           bool
+}
+
+// RunTask runs the role template of a task with the provider, or renders
+// it and hands the prompt to the agent.
+func (x *planExecutor) RunTask(ctx context.Context, call plan.TaskCall) (plan.Answer, error) {
+	inputs := make([]evaluator.NamedValue, 0, len(call.Inputs))
+	for _, kv := range call.Inputs {
+		v, err := toValue(kv.Value)
+		if err != nil {
+			return plan.Answer{}, err
+		}
+		inputs = append(inputs, evaluator.NamedValue{Name: kv.Key, Value: v})
+	}
+	if call.Agent != "" && !x.forceProvider && !x.dry {
+		t, ok := x.e.reg.Lookup(call.Template)
+		if !ok {
+			return plan.Answer{}, fmt.Errorf("template_not_found: %s", call.Template)
+		}
+		prompt, err := renderPrompt(t, inputs)
+		if err != nil {
+			return plan.Answer{}, err
+		}
+		return x.agent(ctx, call.Agent, prompt, x.e.ws.Root, false)
+	}
+	res, err := x.e.Task(ctx, call.Template, inputs)
+	if err != nil {
+		return plan.Answer{}, err
+	}
+	return answerOf(res)
+}
+
+// RunAgent runs an agent step; under --agent none (or --provider) and in
+// dry runs the prompt goes to the provider through plan/agent-step.
+func (x *planExecutor) RunAgent(ctx context.Context, call plan.AgentCall) (plan.Answer, error) {
+	if x.forceProvider || x.dry {
+		res, err := x.e.Task(ctx, "plan/agent-step", []evaluator.NamedValue{{Name: "prompt", Value: value.String(call.Prompt)}})
+		if err != nil {
+			return plan.Answer{}, err
+		}
+		return answerOf(res)
+	}
+	return x.agent(ctx, call.Agent, call.Prompt, call.Dir, call.ReadOnly)
+}
+
+func (x *planExecutor) agent(ctx context.Context, name, prompt, dir string, readOnly bool) (plan.Answer, error) {
+	if x.agents == nil {
+		return plan.Answer{}, fmt.Errorf("%s: agent '%s' is not available: this build runs no agents of §22; map the role to \"none\" in [plan.agents] or use --agent none", tasksystem.ReasonConfiguration, name)
+	}
+	var end func(string, value.Value, string, int)
+	if x.e.journal != nil {
+		ctx, end = x.e.journal.BeginStep(ctx, "agent "+name)
+	}
+	ans, err := x.agents.RunAgent(ctx, name, prompt, dir, readOnly)
+	if end != nil {
+		if err != nil {
+			end("failed", nil, err.Error(), 1)
+		} else {
+			end("completed", value.String(ans.Text), "", 1)
+		}
+	}
+	return ans, err
+}
+
+// Begin opens a step node of the journal for a task or a step.
+func (x *planExecutor) Begin(ctx context.Context, kind, name string) (context.Context, func(string, error)) {
+	if x.e.journal == nil {
+		return ctx, func(string, error) {}
+	}
+	ctx, end := x.e.journal.BeginStep(ctx, name)
+	return ctx, func(out string, err error) {
+		if err != nil {
+			end("failed", nil, err.Error(), 1)
+			return
+		}
+		end("completed", value.String(out), "", 1)
+	}
+}
+
+// answerOf turns a TaskResult into an answer, a FAILED one into an error
+// "REASON: MESSAGE".
+func answerOf(res *value.TaskResult) (plan.Answer, error) {
+	if !res.OK() {
+		reason := ""
+		if v, ok := res.NotesOrEmpty().Get("reason"); ok {
+			reason = value.Text(v)
+		}
+		if reason != "" {
+			return plan.Answer{}, errors.New(reason + ": " + res.Content)
+		}
+		return plan.Answer{}, errors.New(res.Content)
+	}
+	ans := plan.Answer{Text: res.Content}
+	notes := res.NotesOrEmpty()
+	if u, ok := notes.Get("usage"); ok {
+		if d, ok := u.(*value.Dict); ok {
+			for _, k := range []string{"input_tokens", "output_tokens"} {
+				if v, ok := d.Get(k); ok {
+					n, _ := strconv.ParseInt(value.Text(v), 10, 64)
+					ans.Tokens += n
+				}
+			}
+		}
+	}
+	if v, ok := notes.Get("cost_usd"); ok {
+		ans.CostUSD, _ = strconv.ParseFloat(value.Text(v), 64)
+	}
+	return ans, nil
+}
+
+// renderPrompt renders a template's system and instructions with inputs,
+// for an agent.
+func renderPrompt(t *templates.Template, inputs []evaluator.NamedValue) (string, error) {
+	lookup := func(name string) (value.Value, bool) {
+		for _, in := range inputs {
+			if in.Name == name {
+				return in.Value, true
+			}
+		}
+		return nil, false
+	}
+	var parts []string
+	for _, text := range []string{t.System, t.Instructions} {
+		if text == "" {
+			continue
+		}
+		parsed, err := templates.Parse(text)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", t.Name, err)
+		}
+		out, missing := parsed.Render(lookup)
+		if len(missing) > 0 {
+			return "", fmt.Errorf("%s: missing inputs %s", t.Name, strings.Join(missing, ", "))
+		}
+		parts = append(parts, out)
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
+
+// toValue converts the Go values of plan inputs (strings, numbers, bools,
+// []any, []plan.KV objects in order) to values through JSON, which keeps
+// the order of object members.
+func toValue(v any) (value.Value, error) {
+	var b strings.Builder
+	writeJSON(&b, v)
+	return value.ParseJSON(b.String())
+}
+
+func writeJSON(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case []plan.KV:
+		b.WriteByte('{')
+		for i, kv := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k, _ := json.Marshal(kv.Key)
+			b.Write(k)
+			b.WriteByte(':')
+			writeJSON(b, kv.Value)
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, it := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSON(b, it)
+		}
+		b.WriteByte(']')
+	default:
+		data, err := json.Marshal(x)
+		if err != nil {
+			data = []byte("null")
+		}
+		b.Write(data)
+	}
+}
