@@ -27,9 +27,9 @@ func TestPlanRolesRenderTheirSlice(t *testing.T) {
 	inputs := map[string]value.Value{"task": task, "session": session, "parent": value.NewDict(0), "analysis": value.NewDict(0), "dependency_summaries": value.String("")}
 	lookup := func(name string) (value.Value, bool) { v, ok := inputs[name]; return v, ok }
 	for name, c := range map[string]struct{ has, hasNot []string }{
-		"plan/code-developer":       {[]string{"- Sign tokens\n- Use HS256", "1. Add signing", "src/auth/login.ts:handleLogin", "- src/auth"}, []string{"# The plan", "npm test"}},
+		"plan/code-developer":        {[]string{"- Sign tokens\n- Use HS256", "1. Add signing", "src/auth/login.ts:handleLogin", "- src/auth"}, []string{"# The plan", "npm test"}},
 		"plan/action-planning-agent": {[]string{"- Sign tokens", `{"auth_strategy": "JWT"}`, "# The plan"}, []string{"Tests pass", "src/auth/login.ts"}},
-		"plan/test-fix-agent":       {[]string{"- Tests pass", "- npm test", "- src/auth"}, []string{"Sign tokens", "# The plan"}},
+		"plan/test-fix-agent":        {[]string{"- Tests pass", "- npm test", "- src/auth"}, []string{"Sign tokens", "# The plan"}},
 	} {
 		tp := byName[name]
 		if tp == nil {

@@ -191,4 +191,3 @@ func (c *planRunCmd) Run(a *app) error {
 	}
 	return exit(exitEval)
 }
-
