@@ -2,13 +2,17 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/plan"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
@@ -150,17 +154,45 @@ func (x *planExecutor) agent(ctx context.Context, name, prompt, dir string, read
 	if x.agents == nil {
 		return plan.Answer{}, fmt.Errorf("%s: agent '%s' is not available: this build runs no agents of §22; map the role to \"none\" in [plan.agents] or use --agent none", tasksystem.ReasonConfiguration, name)
 	}
-	var end func(string, value.Value, string, int)
-	if x.e.journal != nil {
-		ctx, end = x.e.journal.BeginStep(ctx, "agent "+name)
+	j := x.e.journal
+	if j == nil {
+		return x.agents.RunAgent(ctx, name, prompt, dir, readOnly)
+	}
+	// An agent call is a task node "agent:NAME" keyed by the hash of what
+	// it was asked; --resume replays a completed one instead of paying
+	// for it again (SPEC §22.3).
+	rel, err := filepath.Rel(x.e.ws.Root, dir)
+	if err != nil {
+		rel = dir
+	}
+	in := value.NewDict(4)
+	in.Set("agent", value.String(name))
+	in.Set("prompt", value.String(prompt))
+	in.Set("dir", value.String(filepath.ToSlash(rel)))
+	in.Set("read_only", value.Bool(readOnly))
+	sum := sha256.Sum256([]byte(journal.CanonicalJSON(in)))
+	hash := hex.EncodeToString(sum[:])
+	call := "agent:" + name
+	if r, u, _, ok := j.Replay(call, hash); ok {
+		if c := j.begin(ctx, journal.KindTask, call, hash, in); c != nil {
+			j.warn(c.Running())
+			j.warn(c.End(resultStatus(r), r, "", journal.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens), Turns: 1}, 0, true))
+		}
+		return plan.Answer{Text: r.Content, Tokens: int64(u.InputTokens + u.OutputTokens)}, nil
+	}
+	c := j.begin(ctx, journal.KindTask, call, hash, in)
+	if c != nil {
+		j.warn(c.Running())
 	}
 	ans, err := x.agents.RunAgent(ctx, name, prompt, dir, readOnly)
-	if end != nil {
+	if c != nil {
+		res := &value.TaskResult{Status: value.StatusComplete, Content: ans.Text}
+		msg := ""
 		if err != nil {
-			end("failed", nil, err.Error(), 1)
-		} else {
-			end("completed", value.String(ans.Text), "", 1)
+			res = value.Failed(tasksystem.ReasonLLMError, err.Error(), nil)
+			msg = err.Error()
 		}
+		j.warn(c.End(resultStatus(res), res, msg, journal.Usage{OutputTokens: ans.Tokens, Turns: 1}, 1, false))
 	}
 	return ans, err
 }
