@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/plan"
 )
@@ -32,12 +34,12 @@ type planCheckCmd struct{ planDirArg }
 
 type planRunCmd struct {
 	planDirArg
-	Task     []string `name:"task" sep:"none" placeholder:"ID" help:"Run only this task (IMPL-1, or IMPL-1.* for its subtasks). Repeatable."`
-	Agent    string   `name:"agent" placeholder:"A" help:"The agent of tasks that [plan.agents] and meta.tool leave unchosen; none forces the provider."`
-	Parallel int      `name:"parallel" default:"1" placeholder:"N" help:"Run up to N tasks at once (never two whose focus_paths overlap)."`
-	DryRun   bool     `name:"dry-run" help:"Print the waves and write every prompt; run no agent and no command."`
-	Resume   bool     `name:"resume" help:"Continue the last run of the journal: completed calls are replayed, active tasks start again."`
-	Provider string   `name:"provider" placeholder:"P" help:"Use the provider P for every task (no agents)."`
+	Task     []string   `name:"task" sep:"none" placeholder:"ID" help:"Run only this task (IMPL-1, or IMPL-1.* for its subtasks). Repeatable."`
+	Agent    string     `name:"agent" placeholder:"A" help:"The agent of tasks that [plan.agents] and meta.tool leave unchosen; none forces the provider."`
+	Parallel int        `name:"parallel" default:"1" placeholder:"N" help:"Run up to N tasks at once (never two whose focus_paths overlap)."`
+	DryRun   bool       `name:"dry-run" help:"Print the waves and write every prompt; run no agent and no command."`
+	Resume   resumeFlag `name:"resume" placeholder:"RUN" help:"Continue a run of the journal (--resume for the last, --resume=RUN for an id or prefix): completed tasks are not run again, completed calls are replayed, active tasks start again."`
+	Provider string     `name:"provider" placeholder:"P" help:"Use the provider P for every task (no agents)."`
 }
 
 type planStatusCmd struct {
@@ -47,6 +49,34 @@ type planStatusCmd struct {
 }
 
 type planTodoCmd struct{ planDirArg }
+
+// resumeFlag is --resume with an optional value: "last" when given
+// alone, RUN for --resume=RUN, "" when absent.
+type resumeFlag string
+
+// Decode implements kong.MapperValue.
+func (r *resumeFlag) Decode(ctx *kong.DecodeContext) error {
+	if ctx.Scan.Peek().Type != kong.FlagValueToken {
+		*r = "last"
+		return nil
+	}
+	tok, err := ctx.Scan.PopValue("run")
+	if err != nil {
+		return err
+	}
+	switch v := tok.Value.(type) {
+	case bool:
+		if v {
+			*r = "last"
+		}
+	case string:
+		*r = resumeFlag(v)
+	}
+	return nil
+}
+
+// IsBool implements kong.BoolMapperValue: --resume needs no value.
+func (r *resumeFlag) IsBool() bool { return true }
 
 // planDir resolves the session directory.
 func (a *app) planDir(dir string) (string, int) {
@@ -152,14 +182,14 @@ func (c *planRunCmd) Run(a *app) error {
 	if !c.DryRun {
 		abs, _ := filepath.Abs(p.Dir)
 		jn = &engine.JournalInfo{WorkflowPath: abs}
-		if c.Resume {
-			rec, code := a.resumedRun("last", evalFlags{})
+		if c.Resume != "" {
+			rec, code := a.resumedRun(string(c.Resume), evalFlags{})
 			if code != exitOK {
 				return exit(code)
 			}
 			jn.ResumedFrom = rec.ID
 		}
-	} else if c.Resume {
+	} else if c.Resume != "" {
 		a.errorf("--resume cannot be used with --dry-run: dry runs are not journaled")
 		return exit(exitUsage)
 	}
@@ -169,7 +199,7 @@ func (c *planRunCmd) Run(a *app) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	_, err := e.RunPlan(ctx, p, engine.PlanRun{Parallel: c.Parallel, Tasks: c.Task, Agent: c.Agent, DryRun: c.DryRun, Resume: c.Resume, Stdout: a.stdout})
+	_, err := e.RunPlan(ctx, p, engine.PlanRun{Parallel: c.Parallel, Tasks: c.Task, Agent: c.Agent, DryRun: c.DryRun, Resume: c.Resume != "", Stdout: a.stdout})
 	e.Finish(nil, err)
 	if cerr := e.Close(); cerr != nil && err == nil {
 		err = cerr
