@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/handler"
 	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/plan"
 	"github.com/evalrun/evalrun/tasksystem"
@@ -311,4 +312,132 @@ func writeJSON(b *strings.Builder, v any) {
 		}
 		b.Write(data)
 	}
+}
+
+// The workflow side of plans (SPEC §23.6) is two tools, so that the
+// evaluator needs no new forms: (plan-load (dir "…")) and
+// (plan-run (dir "…") (task "IMPL-2") (parallel 2)). Their TaskResult's
+// parsedContent is the dict; their calls are journaled under the tool
+// call of the calling run.
+const (
+	ToolPlanLoad = "plan-load"
+	ToolPlanRun  = "plan-run"
+)
+
+// registerPlanTools adds plan-load and plan-run to the run's tools.
+func (e *Engine) registerPlanTools() {
+	dirParam := handler.Param{Name: "dir", Kind: handler.ParamString, Required: true, Description: "The session directory .workflow/active/WFS-…, relative to the working directory."}
+	e.tools.Register(handler.Tool{
+		Name:        ToolPlanLoad,
+		Description: "Read and check a Claude-Code-Workflow plan; returns {session, tasks, order}.",
+		Params:      []handler.Param{dirParam},
+		Unavailable: func() string { return "plan-load is for workflows, not models" },
+		Run: func(ctx context.Context, params *value.Dict) *value.TaskResult {
+			p, fail := e.loadPlanTool(params)
+			if fail != nil {
+				return fail
+			}
+			d := value.NewDict(3)
+			session := value.Value(value.NewDict(0))
+			if p.Session != nil {
+				if v, err := value.ParseJSON(string(p.Session.Src)); err == nil {
+					session = v
+				}
+			}
+			d.Set("session", session)
+			var tasks value.List
+			for _, t := range p.Tasks {
+				v, err := value.ParseJSON(string(t.File.Src))
+				if err != nil {
+					continue
+				}
+				tasks = append(tasks, v)
+			}
+			d.Set("tasks", tasks)
+			waves, _ := p.Waves(len(p.Tasks), nil)
+			var order value.List
+			for _, w := range waves {
+				var ids value.List
+				for _, t := range w {
+					ids = append(ids, value.String(t.ID))
+				}
+				order = append(order, ids)
+			}
+			d.Set("order", order)
+			return &value.TaskResult{Status: value.StatusComplete, Content: value.JSON(d), Parsed: d}
+		},
+	})
+	e.tools.Register(handler.Tool{
+		Name:        ToolPlanRun,
+		Description: "Run a Claude-Code-Workflow plan as evalrun plan run does; returns a dict of per-task results.",
+		Params: []handler.Param{dirParam,
+			{Name: "task", Kind: handler.ParamString, Description: "Run only these tasks, separated by spaces (IMPL-1, IMPL-1.*)."},
+			{Name: "parallel", Kind: handler.ParamInt, Description: "Tasks at once (default 1)."},
+			{Name: "agent", Kind: handler.ParamString, Description: "The agent of tasks nothing else assigns; none for the provider."},
+		},
+		Unavailable: func() string { return "plan-run is for workflows, not models" },
+		Run: func(ctx context.Context, params *value.Dict) *value.TaskResult {
+			p, fail := e.loadPlanTool(params)
+			if fail != nil {
+				return fail
+			}
+			r := PlanRun{Agents: e.opts.PlanAgents, DryRun: e.opts.DryRun, Parallel: 1}
+			if v, ok := params.Get("task"); ok {
+				r.Tasks = strings.Fields(value.Text(v))
+			}
+			if v, ok := params.Get("parallel"); ok {
+				n, _ := strconv.Atoi(value.Text(v))
+				r.Parallel = max(n, 1)
+			}
+			if v, ok := params.Get("agent"); ok {
+				r.Agent = value.Text(v)
+			}
+			out, err := e.RunPlan(ctx, p, r)
+			d := value.NewDict(0)
+			if out != nil {
+				for _, id := range out.Completed {
+					td := value.NewDict(2)
+					td.Set("status", value.String("completed"))
+					td.Set("answer", value.String(out.Answers[id]))
+					d.Set(id, td)
+				}
+				for _, id := range out.Failed {
+					td := value.NewDict(1)
+					td.Set("status", value.String("failed"))
+					d.Set(id, td)
+				}
+				for _, id := range out.NotStarted {
+					td := value.NewDict(1)
+					td.Set("status", value.String("not_started"))
+					d.Set(id, td)
+				}
+			}
+			if err != nil {
+				var fe *plan.FailedError
+				reason := tasksystem.ReasonExecutionHalted
+				if errors.As(err, &fe) {
+					reason = tasksystem.ReasonToolExecution
+				}
+				res := value.Failed(reason, err.Error(), nil)
+				res.Parsed = d
+				return res
+			}
+			return &value.TaskResult{Status: value.StatusComplete, Content: value.JSON(d), Parsed: d}
+		},
+	})
+}
+
+// loadPlanTool loads the plan named by the dir parameter; a plan with
+// errors is a FAILED result listing them.
+func (e *Engine) loadPlanTool(params *value.Dict) (*plan.Plan, *value.TaskResult) {
+	v, _ := params.Get("dir")
+	dir := absTo(e.ws.WorkDir, value.Text(v))
+	p, diags, err := plan.Load(dir, e.ws.PlanOptions(e.opts.PlanAgents))
+	if err != nil {
+		return nil, value.Failed(tasksystem.ReasonInputValidation, err.Error(), nil)
+	}
+	if diags.HasErrors() {
+		return nil, value.Failed(tasksystem.ReasonInputValidation, strings.TrimSuffix(diags.String(), "\n"), nil)
+	}
+	return p, nil
 }

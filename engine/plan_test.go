@@ -306,3 +306,43 @@ func TestPlanKillAndResume(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanToolsFromWorkflow(t *testing.T) {
+	root := copyExample(t)
+	e, err := engine.Open(engine.Options{WorkDir: root, Provider: "echo", Journal: &engine.JournalInfo{WorkflowPath: "<eval>"}, Getenv: func(k string) string {
+		if k == "HOME" {
+			return root
+		}
+		return os.Getenv(k)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	v, err := e.Eval(ctx, "<eval>", `(let ((p (get (plan-load (dir ".workflow/active/WFS-jwt-auth")) "parsedContent")))
+  (list (get (get p "session") "session_id") (length (get p "tasks")) (get p "order")))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.String(), `("WFS-jwt-auth" 8 (("IMPL-001") ("IMPL-002.1" "IMPL-003.1") ("IMPL-002.2" "IMPL-003.2") ("IMPL-004")))`; got != want {
+		t.Errorf("plan-load: %s\nwant %s", got, want)
+	}
+	v, err = e.Eval(ctx, "<eval>", `(get (plan-run (dir ".workflow/active/WFS-jwt-auth") (task "IMPL-1") (parallel 2)) "parsedContent")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.String(); !strings.HasPrefix(got, `(dict "IMPL-001" (dict "status" "completed" "answer" "# IMPL-001: Design the token model\n`) {
+		t.Errorf("plan-run: %s", got)
+	}
+	e.Finish(nil, nil)
+	_, tree := lastTree(t, root)
+	var names []string
+	journal.Walk(tree, func(n *journal.Node, _ int) bool {
+		names = append(names, n.Kind+" "+n.Name)
+		return true
+	})
+	if !slices.Contains(names, "step IMPL-001") || !slices.Contains(names, "tool plan-run") {
+		t.Errorf("journal %q", names)
+	}
+}

@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -685,8 +686,13 @@ func sharedContext(t *Task) string {
 		if n == nil {
 			continue
 		}
-		b.WriteString(string(t.File.Src[n.Start:n.End]))
-		b.WriteByte('\n')
+		// Laid out afresh: the value sat indented inside the file.
+		var compact, out bytes.Buffer
+		if json.Compact(&compact, t.File.Src[n.Start:n.End]) != nil || json.Indent(&out, compact.Bytes(), "", "  ") != nil {
+			out.Reset()
+			out.Write(t.File.Src[n.Start:n.End])
+		}
+		fmt.Fprintf(&b, "%s: %s\n", key, out.String())
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
