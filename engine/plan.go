@@ -441,3 +441,40 @@ func (e *Engine) loadPlanTool(params *value.Dict) (*plan.Plan, *value.TaskResult
 	}
 	return p, nil
 }
+
+// The plan types the evalrun command uses, so that it reaches plans
+// through engine alone.
+type (
+	// Plan is a session directory read and checked (package plan).
+	Plan = plan.Plan
+	// PlanDiagnostics are the problems found in a plan.
+	PlanDiagnostics = plan.Diagnostics
+	// PlanOutcome is what a plan run did.
+	PlanOutcome = plan.Outcome
+	// PlanManualError stops a plan run at a manual_intervention step.
+	PlanManualError = plan.ManualError
+	// PlanUsageError is a bad request of a plan run (exit 2).
+	PlanUsageError = plan.UsageError
+	// PlanFailedError says that some tasks of a plan run failed.
+	PlanFailedError = plan.FailedError
+)
+
+// FindPlan returns the only WFS-* session directory under
+// root/.workflow/active; none or several is a *plan.SessionError.
+func FindPlan(root string) (string, error) { return plan.FindSession(root) }
+
+// LoadPlan reads and checks the session directory dir with the
+// workspace's [plan] settings and templates.
+func (w *Workspace) LoadPlan(dir string) (*Plan, PlanDiagnostics, error) {
+	return plan.Load(dir, w.PlanOptions(nil))
+}
+
+// WritePlanTodo rewrites TODO_LIST.md of a plan and returns its path.
+func WritePlanTodo(p *Plan) (string, error) {
+	recs, err := p.ReadState()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(p.Dir, "TODO_LIST.md")
+	return path, plan.WriteAtomic(path, []byte(p.TodoList(recs)))
+}

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/evalrun/evalrun/engine"
-	"github.com/evalrun/evalrun/plan"
 )
 
 // exitManual is the exit code of a plan stopped by a manual_intervention
@@ -83,7 +80,7 @@ func (a *app) planDir(dir string) (string, int) {
 	if dir != "" {
 		return dir, exitOK
 	}
-	found, err := plan.FindSession(".")
+	found, err := engine.FindPlan(".")
 	if err != nil {
 		a.errorf("%v", err)
 		return "", exitUsage
@@ -92,7 +89,7 @@ func (a *app) planDir(dir string) (string, int) {
 }
 
 // loadPlan reads and checks a plan, printing its diagnostics.
-func (a *app) loadPlan(dir string) (*plan.Plan, *engine.Workspace, int) {
+func (a *app) loadPlan(dir string) (*engine.Plan, *engine.Workspace, int) {
 	dir, code := a.planDir(dir)
 	if code != exitOK {
 		return nil, nil, code
@@ -101,7 +98,7 @@ func (a *app) loadPlan(dir string) (*plan.Plan, *engine.Workspace, int) {
 	if err != nil {
 		return nil, nil, a.openFailed(err)
 	}
-	p, diags, err := plan.Load(dir, ws.PlanOptions(nil))
+	p, diags, err := ws.LoadPlan(dir)
 	if err != nil {
 		a.errorf("%v", err)
 		return nil, nil, exitUsage
@@ -127,15 +124,12 @@ func (c *planTodoCmd) Run(a *app) error {
 	if code != exitOK {
 		return exit(code)
 	}
-	recs, err := p.ReadState()
-	if err == nil {
-		err = plan.WriteAtomic(filepath.Join(p.Dir, "TODO_LIST.md"), []byte(p.TodoList(recs)))
-	}
+	path, err := engine.WritePlanTodo(p)
 	if err != nil {
 		a.errorf("%v", err)
 		return exit(exitEval)
 	}
-	fmt.Fprintf(a.stdout, "%s written\n", filepath.Join(p.Dir, "TODO_LIST.md"))
+	fmt.Fprintf(a.stdout, "%s written\n", path)
 	return nil
 }
 
@@ -197,9 +191,17 @@ func (c *planRunCmd) Run(a *app) error {
 	if code != exitOK {
 		return exit(code)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	_, err := e.RunPlan(ctx, p, engine.PlanRun{Parallel: c.Parallel, Tasks: c.Task, Agent: c.Agent, DryRun: c.DryRun, Resume: c.Resume != "", Stdout: a.stdout})
+	sig := notifySignals(a.stderr)
+	defer sig.stop()
+	var err error
+	interrupted := sig.guard(func(ctx context.Context) {
+		_, err = e.RunPlan(ctx, p, engine.PlanRun{Parallel: c.Parallel, Tasks: c.Task, Agent: c.Agent, DryRun: c.DryRun, Resume: c.Resume != "", Stdout: a.stdout})
+	})
+	if interrupted {
+		e.Finish(nil, errors.New("cancelled"))
+		_ = e.Close()
+		return exit(exitInterrupted)
+	}
 	e.Finish(nil, err)
 	if cerr := e.Close(); cerr != nil && err == nil {
 		err = cerr
@@ -208,9 +210,9 @@ func (c *planRunCmd) Run(a *app) error {
 		return nil
 	}
 	a.errorf("%v", err)
-	var me *plan.ManualError
-	var ue *plan.UsageError
-	var fe *plan.FailedError
+	var me *engine.PlanManualError
+	var ue *engine.PlanUsageError
+	var fe *engine.PlanFailedError
 	switch {
 	case errors.As(err, &me):
 		return exit(exitManual)
