@@ -608,6 +608,10 @@ func (r *runner) writeSummary(t *Task, agent string, ans Answer) error {
 // inputs builds the inputs of a task's template: task, session, parent,
 // analysis and dependency_summaries.
 func (r *runner) inputs(t *Task, group []ApproachStep, vars map[string]string, order []string) []KV {
+	// The session file and the container's file are rewritten by other
+	// tasks' goroutines under the lock.
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	task := []KV{}
 	if m, ok := t.File.Root.Any().([]KV); ok {
 		task = m
