@@ -39,8 +39,11 @@ type PlanRun struct {
 	Parallel int
 	Tasks    []string
 	Agent    string
-	DryRun   bool
-	Resume   bool
+	// DefaultAgent is default_agent of the configuration (SPEC §22.2),
+	// the executor after --agent; "" for none.
+	DefaultAgent string
+	DryRun       bool
+	Resume       bool
 	// Agents runs the agents of §22; nil fails agent calls with
 	// configuration_error.
 	Agents AgentRunner
@@ -82,14 +85,15 @@ func (e *Engine) RunPlan(ctx context.Context, p *plan.Plan, r PlanRun) (*plan.Ou
 	}
 	opts := e.ws.PlanOptions(r.Agents)
 	ro := plan.RunOptions{
-		Options:  opts,
-		Parallel: r.Parallel,
-		Tasks:    r.Tasks,
-		Agent:    r.Agent,
-		DryRun:   r.DryRun,
-		Resume:   r.Resume,
-		RunID:    e.runID,
-		Stderr:   e.stderr,
+		Options:      opts,
+		Parallel:     r.Parallel,
+		Tasks:        r.Tasks,
+		Agent:        r.Agent,
+		DefaultAgent: r.DefaultAgent,
+		DryRun:       r.DryRun,
+		Resume:       r.Resume,
+		RunID:        e.runID,
+		Stderr:       e.stderr,
 	}
 	if r.Stdout != nil {
 		ro.Stdout = r.Stdout
