@@ -70,10 +70,10 @@ func (p *Plan) Waves(parallel int, sel func(*Task) bool) (waves [][]*Task, unrea
 	}
 	todo := []*Task{}
 	for _, t := range p.Leaves() {
-		if t.Status == StatusPending || t.Status == StatusActive {
-			if sel == nil || sel(t) {
-				todo = append(todo, t)
-			}
+		switch {
+		case sel != nil && !sel(t):
+		case t.Status == StatusPending, t.Status == StatusActive, t.Status == StatusBlocked && sel != nil:
+			todo = append(todo, t)
 		}
 	}
 	for len(todo) > 0 {

@@ -200,7 +200,9 @@ func (r *runner) runnable(t *Task, sel func(*Task) bool) bool {
 	if t.IsContainer() || (sel != nil && !sel(t)) || r.failed[t] {
 		return false
 	}
-	if t.Status != StatusPending && !(t.Status == StatusActive && r.restart[t]) {
+	// A blocked (failed) task runs again only when --task names it.
+	retry := t.Status == StatusBlocked && sel != nil
+	if t.Status != StatusPending && !(t.Status == StatusActive && r.restart[t]) && !retry {
 		return false
 	}
 	return len(r.p.unmet(t, r.p.Completed)) == 0

@@ -247,6 +247,23 @@ func TestFailureBlocksDependants(t *testing.T) {
 	p2 := loadExample(t, root)
 	recs, _ := p2.ReadState()
 	golden(t, "testdata/golden/todo_failed.md", p2.TodoList(recs))
+	defer func() {
+		// Named with --task, the failed task runs again; a plain run
+		// leaves it blocked.
+		fx.fail = nil
+		fx.tasks = nil
+		p3 := loadExample(t, root)
+		if _, err := Run(context.Background(), p3, fx, RunOptions{Options: exampleOpts}); err != nil || len(fx.tasks) != 0 {
+			t.Errorf("plain run: %v, ran %v", err, fx.taskIDs())
+		}
+		if _, err := Run(context.Background(), p3, fx, RunOptions{Options: exampleOpts, Tasks: []string{"IMPL-3.1"}}); err != nil || !slices.Equal(fx.taskIDs(), []string{"IMPL-003.1"}) {
+			t.Errorf("retry: %v, ran %v", err, fx.taskIDs())
+		}
+		recs, _ := p3.ReadState()
+		if r := recs["IMPL-3.1"]; r == nil || r.Reason != "" {
+			t.Errorf("record after the retry %+v", r)
+		}
+	}()
 	golden(t, "testdata/golden/status_failed.txt", p2.StatusText(recs))
 	golden(t, "testdata/golden/status_failed.md", p2.StatusMarkdown(recs))
 	js, _ := p2.StatusJSON(recs)
