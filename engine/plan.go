@@ -464,8 +464,9 @@ type (
 )
 
 // FindPlan returns the only WFS-* session directory under
-// root/.workflow/active; none or several is a *plan.SessionError.
-func FindPlan(root string) (string, error) { return plan.FindSession(root) }
+// .workflow/active of dir or its nearest ancestor that has one; none or
+// several is a *plan.SessionError.
+func FindPlan(dir string) (string, error) { return plan.FindSessionFrom(dir) }
 
 // LoadPlan reads and checks the session directory dir with the
 // workspace's [plan] settings and templates.

@@ -222,6 +222,47 @@ func FindSession(root string) (string, error) {
 	return "", &SessionError{Base: base, Found: found}
 }
 
+// FindSessionFrom looks for .workflow/active in dir and its ancestors and
+// returns FindSession of the first that has one, as a path relative to
+// dir when it can be; with none anywhere it is FindSession(dir).
+func FindSessionFrom(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return FindSession(dir)
+	}
+	for d := abs; ; {
+		if fi, err := os.Stat(filepath.Join(d, ".workflow", "active")); err == nil && fi.IsDir() {
+			found, err := FindSession(d)
+			if se, ok := err.(*SessionError); ok {
+				se.Base = relTo(abs, se.Base)
+				for i := range se.Found {
+					se.Found[i] = relTo(abs, se.Found[i])
+				}
+			}
+			if err != nil {
+				return "", err
+			}
+			if rel, err := filepath.Rel(abs, found); err == nil {
+				return rel, nil
+			}
+			return found, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return FindSession(dir)
+		}
+		d = parent
+	}
+}
+
+// relTo returns path relative to base when it can be.
+func relTo(base, path string) string {
+	if rel, err := filepath.Rel(base, path); err == nil {
+		return rel
+	}
+	return path
+}
+
 // SessionError says that no session directory, or several, exist where
 // one was expected; the command line maps it to a usage error.
 type SessionError struct {

@@ -202,3 +202,20 @@ func TestWriteSessionInsertsProgress(t *testing.T) {
 		t.Errorf("second write:\n%s", again)
 	}
 }
+
+func TestFindSessionFrom(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "src", "auth")
+	_ = os.MkdirAll(sub, 0o755)
+	_ = os.MkdirAll(filepath.Join(root, ".workflow", "active", "WFS-a"), 0o755)
+	got, err := FindSessionFrom(sub)
+	if err != nil || got != filepath.Join("..", "..", ".workflow", "active", "WFS-a") {
+		t.Errorf("from a subdirectory: %q %v", got, err)
+	}
+	_ = os.MkdirAll(filepath.Join(root, ".workflow", "active", "WFS-b"), 0o755)
+	_, err = FindSessionFrom(sub)
+	var se *SessionError
+	if !errors.As(err, &se) || len(se.Found) != 2 {
+		t.Errorf("two sessions: %v", err)
+	}
+}
