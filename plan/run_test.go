@@ -167,6 +167,10 @@ func TestRunExampleEndToEnd(t *testing.T) {
 			t.Errorf("%s: template %q agent %q, want %q %q", id, c.Template, c.Agent, w[0], w[1])
 		}
 	}
+	// Other meta fields reach the template as task.meta.
+	if m := field(field(input(byID["IMPL-002.1"], "task"), "meta"), "cli_execute"); m != false {
+		t.Errorf("task.meta.cli_execute = %v", m)
+	}
 	// ccw cli inside bash(…) ran as an agent call, read-only, in --cd,
 	// with [token_model] replaced by the design summary.
 	if len(fx.agents) != 1 {
