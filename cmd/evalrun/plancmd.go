@@ -199,13 +199,11 @@ func (c *planRunCmd) Run(a *app) error {
 	})
 	if interrupted {
 		e.Finish(nil, errors.New("cancelled"))
-		_ = e.Close()
+		a.finish(e, true)
 		return exit(exitInterrupted)
 	}
 	e.Finish(nil, err)
-	if cerr := e.Close(); cerr != nil && err == nil {
-		err = cerr
-	}
+	a.finish(e, true)
 	if err == nil {
 		return nil
 	}
