@@ -346,3 +346,29 @@ func TestPlanToolsFromWorkflow(t *testing.T) {
 		t.Errorf("journal %q", names)
 	}
 }
+
+func TestPlanRoleTemplateShadowed(t *testing.T) {
+	root := copyExample(t)
+	tmpl := `<task name="plan/action-planning-agent" type="atomic">
+  <description>Our planning prompt</description>
+  <inputs>
+    <input name="task" type="dict">task</input>
+    <input name="session" type="dict">session</input>
+    <input name="parent" type="dict">parent</input>
+    <input name="analysis" type="dict">analysis</input>
+    <input name="dependency_summaries" type="string">summaries</input>
+  </inputs>
+  <instructions>OUR PLANNER for {{task.id}} ({{task.meta.priority}})</instructions>
+</task>
+`
+	if err := os.WriteFile(filepath.Join(root, ".evalrun", "templates", "planner.xml"), []byte(tmpl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runPlan(t, root, engine.Options{Provider: "echo"}, engine.PlanRun{Tasks: []string{"IMPL-001"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Answers["IMPL-001"]; !strings.Contains(got, "OUR PLANNER for IMPL-001 (P0)") {
+		t.Errorf("answer %q", got)
+	}
+}
