@@ -277,6 +277,9 @@ func listOrString(n *Node) []string {
 // quoteNode returns the source text of a node, for messages.
 func quoteNode(f *File, n *Node) string { return string(f.Src[n.Start:n.End]) }
 
+// suggestClosest is suggest.Closest.
+var suggestClosest = suggest.Closest
+
 // hint returns " (did you mean X?)" for the candidate nearest to s.
 func hint(s string, candidates []string) string {
 	if c := suggest.Closest(s, candidates); c != "" && c != s {

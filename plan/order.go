@@ -112,10 +112,6 @@ func (p *Plan) Select(patterns []string) (func(*Task) bool, []string) {
 	if len(patterns) == 0 {
 		return nil, nil
 	}
-	keys := make([]string, 0, len(p.Tasks))
-	for _, t := range p.Tasks {
-		keys = append(keys, t.Key)
-	}
 	chosen := map[*Task]bool{}
 	var bad []string
 	for _, pat := range patterns {
@@ -123,7 +119,7 @@ func (p *Plan) Select(patterns []string) (func(*Task) bool, []string) {
 			k, ok := canonical(base)
 			t := p.byKey[k]
 			if !ok || t == nil {
-				bad = append(bad, "unknown task "+base+hint(k, keys))
+				bad = append(bad, "unknown task "+base+p.idHint(k))
 				continue
 			}
 			for _, s := range t.Subtasks {
@@ -134,7 +130,7 @@ func (p *Plan) Select(patterns []string) (func(*Task) bool, []string) {
 		k, ok := canonical(pat)
 		t := p.byKey[k]
 		if !ok || t == nil {
-			bad = append(bad, "unknown task "+pat+hint(k, keys))
+			bad = append(bad, "unknown task "+pat+p.idHint(k))
 			continue
 		}
 		chosen[t] = true
@@ -143,6 +139,20 @@ func (p *Plan) Select(patterns []string) (func(*Task) bool, []string) {
 		}
 	}
 	return func(t *Task) bool { return chosen[t] }, bad
+}
+
+// idHint is " (did you mean ID?)" for the task id nearest to the
+// canonical id k, written as its file writes it.
+func (p *Plan) idHint(k string) string {
+	keys := make([]string, 0, len(p.Tasks))
+	for _, t := range p.Tasks {
+		keys = append(keys, t.Key)
+	}
+	c := suggestClosest(k, keys)
+	if c == "" || c == k {
+		return ""
+	}
+	return " (did you mean " + p.byKey[c].ID + "?)"
 }
 
 // State is the derived state of a task for status and TODO_LIST.md

@@ -310,7 +310,7 @@ func TestTaskPatternSubtasks(t *testing.T) {
 		t.Errorf("ran %v", fx.taskIDs())
 	}
 	_, err = Run(context.Background(), p, fx, RunOptions{Options: exampleOpts, Tasks: []string{"IMPL-9"}})
-	if err == nil || err.Error() != "unknown task IMPL-9 (did you mean IMPL-1?)" {
+	if err == nil || err.Error() != "unknown task IMPL-9 (did you mean IMPL-001?)" {
 		t.Errorf("err = %v", err)
 	}
 }

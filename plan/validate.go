@@ -11,10 +11,6 @@ import (
 // validatePlan checks the rules that span tasks: hierarchy, the cap,
 // dependencies, focus paths and file cohesion.
 func validatePlan(p *Plan, r *reporter, opts Options) {
-	keys := make([]string, 0, len(p.Tasks))
-	for _, t := range p.Tasks {
-		keys = append(keys, t.Key)
-	}
 	// Hierarchy.
 	for _, t := range p.Tasks {
 		f := t.File
@@ -78,7 +74,7 @@ func validatePlan(p *Plan, r *reporter, opts Options) {
 			case k == t.Key:
 				r.node(t.File, n, SevError, "%s depends on itself", t.ID)
 			case p.byKey[k] == nil:
-				r.node(t.File, n, SevError, "depends_on names unknown task %q%s", n.Str, hint(k, keys))
+				r.node(t.File, n, SevError, "depends_on names unknown task %q%s", n.Str, p.idHint(k))
 			}
 		}
 	}
