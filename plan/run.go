@@ -258,11 +258,23 @@ func (r *runner) run(ctx context.Context, sel func(*Task) bool) (*Outcome, error
 	if stopErr == nil && ctx.Err() != nil {
 		stopErr = context.Cause(ctx)
 	}
+	r.mu.Lock()
 	for _, t := range r.p.Leaves() {
 		if (sel == nil || sel(t)) && !r.p.Completed(t) && !r.failed[t] && !slices.Contains(r.out.Completed, t.ID) {
 			r.out.NotStarted = append(r.out.NotStarted, t.ID)
+			if stopErr == nil {
+				why := "status " + t.Status
+				if un := r.p.unmet(t, r.p.Completed); len(un) > 0 {
+					why = "waiting for " + strings.Join(un, ", ")
+				}
+				fmt.Fprintf(r.opts.Stderr, "plan: %s not started (%s)\n", t.ID, why)
+			}
 		}
 	}
+	if len(r.out.Completed) == 0 && len(r.out.Failed) == 0 && len(r.out.NotStarted) == 0 && stopErr == nil {
+		fmt.Fprintf(r.opts.Stderr, "plan: nothing to run: every selected task is completed\n")
+	}
+	r.mu.Unlock()
 	if stopErr != nil {
 		return r.out, stopErr
 	}

@@ -219,3 +219,16 @@ func TestFindSessionFrom(t *testing.T) {
 		t.Errorf("two sessions: %v", err)
 	}
 }
+
+func TestNotStartedMessages(t *testing.T) {
+	root := copyTree(t, "../examples/plan")
+	p := loadExample(t, root)
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, &fakeExec{}, RunOptions{Options: exampleOpts, Tasks: []string{"IMPL-2.*"}, Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	want := "plan: IMPL-002.1 not started (waiting for IMPL-001)\nplan: IMPL-002.2 not started (waiting for IMPL-002.1, IMPL-001)\n"
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
