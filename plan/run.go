@@ -187,6 +187,11 @@ func Run(ctx context.Context, p *Plan, exec Executor, opts RunOptions) (*Outcome
 	if opts.DryRun {
 		return r.dryRun(ctx, sel)
 	}
+	unlock, err := p.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	return r.run(ctx, sel)
 }
 

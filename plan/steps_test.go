@@ -232,3 +232,35 @@ func TestNotStartedMessages(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }
+
+func TestOneRunAtATime(t *testing.T) {
+	root := copyTree(t, "../examples/plan")
+	p := loadExample(t, root)
+	release := make(chan struct{})
+	started := make(chan struct{})
+	fx := &fakeExec{}
+	fx.hook = func(TaskCall) {
+		select {
+		case <-started:
+		default:
+			close(started)
+			<-release
+		}
+	}
+	done := make(chan error)
+	go func() {
+		_, err := Run(context.Background(), p, fx, RunOptions{Options: exampleOpts, Tasks: []string{"IMPL-001"}})
+		done <- err
+	}()
+	<-started
+	p2 := loadExample(t, root)
+	_, err := Run(context.Background(), p2, &fakeExec{}, RunOptions{Options: exampleOpts, Tasks: []string{"IMPL-3.1"}})
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "another plan run holds "+p.Dir+" (pid ") {
+		t.Errorf("second run: %v", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
