@@ -44,6 +44,9 @@ type Config struct {
 	Tools     Tools
 	// Roles maps a role name to its system prompt ([roles.NAME] system).
 	Roles map[string]string
+	// Plan is the [plan] section (SPEC §23); zero values mean the
+	// defaults (MaxTasks 0 is DefaultPlanMaxTasks).
+	Plan Plan
 	// Files lists the configuration files that were read, in merge order.
 	Files []string
 }

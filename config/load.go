@@ -27,6 +27,7 @@ type rawFile struct {
 	Context         *rawContext             `toml:"context"`
 	Tools           *rawTools               `toml:"tools"`
 	Roles           map[string]*rawRole     `toml:"roles"`
+	Plan            *rawPlan                `toml:"plan"`
 }
 
 type rawProvider struct {
@@ -384,6 +385,7 @@ func (f *file) validate(raw *rawFile) ErrorList {
 		}
 	}
 	nonEmpty([]string{"default_provider"}, raw.DefaultProvider)
+	errs = append(errs, f.validatePlan(raw.Plan)...)
 	for _, name := range sortedKeys(raw.Providers) {
 		p := raw.Providers[name]
 		if p == nil {

@@ -85,6 +85,7 @@ func (m *merger) overlay(f *file, raw *rawFile) {
 		setInt(&c.Context.FreshTopK, x.FreshTopK)
 		setInt(&c.Context.SubsetK, x.SubsetK)
 	}
+	m.overlayPlan(raw.Plan)
 	if t := raw.Tools; t != nil && t.ShellAllow != nil {
 		c.Tools.ShellAllow = slices.Clone(t.ShellAllow)
 	}

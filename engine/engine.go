@@ -68,6 +68,10 @@ type Options struct {
 	// project's journal .evalrun/journal.db (SPEC §16); Finish records its
 	// outcome.
 	Journal *JournalInfo
+	// PlanAgents runs the agents of §22 for plans run by the plan-run
+	// tool of workflows (SPEC §23.6); nil fails agent calls with
+	// configuration_error.
+	PlanAgents AgentRunner
 	// Getenv reads the environment (API keys, EVALRUN_HOME, HOME,
 	// EVALRUN_CASSETTE); nil means os.Getenv.
 	Getenv func(string) string
@@ -191,6 +195,7 @@ func Open(opts Options) (*Engine, error) {
 			return handler.IsTerminal(stdin) && handler.IsTerminal(out)
 		},
 	})
+	e.registerPlanTools()
 	ps := &providers{
 		cfg: cfg,
 		opts: handler.RunOptions{

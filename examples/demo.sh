@@ -61,3 +61,13 @@ run "$d" run overview.sexp --set topic="HTTP retries and backoff"
 d=$tmp/release
 cp -R "$examples/release" "$d"
 run "$d" run release.sexp --set goal="Honour Retry-After in the HTTP client"
+
+# SPEC §23: a Claude-Code-Workflow plan (.workflow/active/WFS-jwt-auth/):
+# check it, print its waves, run it under the echo provider, show its state.
+d=$tmp/plan
+cp -R "$examples/plan" "$d"
+run "$d" plan check
+run "$d" plan run --dry-run --parallel 3
+run "$d" plan run --provider echo --parallel 3
+run "$d" plan status
+cat "$d"/.workflow/active/WFS-jwt-auth/TODO_LIST.md

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPlanExample checks, dry-runs and runs examples/plan on the echo
+// provider in a temporary copy, as make demo does, then reads its status.
+func TestPlanExample(t *testing.T) {
+	root, err := filepath.Abs("../../examples/plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	copyDir(t, root, dir)
+	t.Chdir(dir)
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: exampleEnv(t)}
+		return a.main(args), stdout.String(), stderr.String()
+	}
+	if code, out, errs := run("plan", "check"); code != exitOK || out != ".workflow/active/WFS-jwt-auth: ok (8 tasks, 2 containers)\n" || errs != "" {
+		t.Fatalf("check: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs := run("plan", "run", "--dry-run", "--parallel", "3")
+	if want := "wave 1: IMPL-001\nwave 2: IMPL-002.1 IMPL-003.1\nwave 3: IMPL-002.2 IMPL-003.2\nwave 4: IMPL-004\n"; code != exitOK || out != want || !strings.Contains(errs, "dry run: 6 prompts written to") {
+		t.Fatalf("dry run: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs := run("plan", "run", "--provider", "echo", "--parallel", "3"); code != exitOK || !strings.Contains(errs, "plan: IMPL-004 completed") {
+		t.Fatalf("run: exit %d\n%s", code, errs)
+	}
+	code, out, _ = run("plan", "status")
+	if code != exitOK || !strings.HasPrefix(out, "plan WFS-jwt-auth  6/6 tasks completed\n") || strings.Contains(out, "[ ]") {
+		t.Errorf("status: exit %d\n%s", code, out)
+	}
+	todo, _ := os.ReadFile(filepath.Join(dir, ".workflow/active/WFS-jwt-auth/TODO_LIST.md"))
+	if !strings.Contains(string(todo), "- [x] **IMPL-004**: Document the authentication flow → [📋](./.task/IMPL-004.json) | [✅](./.summaries/IMPL-004-summary.md)\n") {
+		t.Errorf("TODO_LIST.md:\n%s", todo)
+	}
+	code, out, _ = run("status")
+	if code != exitOK || !strings.Contains(out, `[completed] step "IMPL-004"`) {
+		t.Errorf("journal status: exit %d\n%s", code, out)
+	}
+}

@@ -1,0 +1,3 @@
+export function validateToken(token: string): boolean {
+  return token !== '';
+}

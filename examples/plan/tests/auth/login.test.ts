@@ -1,0 +1,2 @@
+import { handleLogin } from '../../src/auth/login';
+test('login', () => expect(handleLogin('ada', 'password1')).toBe(true));

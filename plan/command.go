@@ -1,0 +1,357 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// CommandKind says how a step's command runs.
+type CommandKind int
+
+// The kinds of commands.
+const (
+	// CmdShell runs Text with sh -c in the project root.
+	CmdShell CommandKind = iota
+	// CmdAgent runs the agent Agent of §22 on the prompt Text.
+	CmdAgent
+)
+
+// Command is a pre_analysis or implementation_approach command read.
+type Command struct {
+	Kind CommandKind
+	// Text is the shell command (CmdShell) or the prompt (CmdAgent).
+	Text string
+	// Agent names the agent of a CmdAgent.
+	Agent string
+	// ReadOnly is set by `ccw cli --mode analysis`.
+	ReadOnly bool
+	// Dir is `ccw cli --cd DIR`, relative to the project root; "" is the
+	// root.
+	Dir string
+	// Raw is the command as written.
+	Raw string
+}
+
+// ParseCommand reads a pre_analysis command: bash(CMD), NAME(PROMPT) for
+// an agent NAME, and `ccw cli -p PROMPT --tool T [--mode M] [--cd DIR]`
+// inside bash(…), which becomes an agent call. bare allows a command
+// without bash(…) (an implementation_approach step's command), which runs
+// as written.
+func ParseCommand(s string, agents []string, bare bool) (Command, error) {
+	raw := s
+	s = strings.TrimSpace(s)
+	open := strings.IndexByte(s, '(')
+	if open > 0 && strings.HasSuffix(s, ")") && isName(s[:open]) {
+		name, inner := s[:open], s[open+1:len(s)-1]
+		switch {
+		case name == "bash":
+			if c, ok := parseCCW(inner); ok {
+				c.Raw = raw
+				return c, nil
+			}
+			return Command{Kind: CmdShell, Text: inner, Raw: raw}, nil
+		case slices.Contains(agents, name):
+			return Command{Kind: CmdAgent, Agent: name, Text: inner, Raw: raw}, nil
+		case !bare:
+			return Command{}, fmt.Errorf("command %s is not bash(…) or an agent NAME(…) (agents: %s)%s", short(raw), strings.Join(agents, " "), hint(name, append([]string{"bash"}, agents...)))
+		}
+	}
+	if !bare {
+		return Command{}, fmt.Errorf("command %s is not bash(…) or an agent NAME(…) (agents: %s)", short(raw), strings.Join(agents, " "))
+	}
+	if c, ok := parseCCW(s); ok {
+		c.Raw = raw
+		return c, nil
+	}
+	return Command{Kind: CmdShell, Text: s, Raw: raw}, nil
+}
+
+// short quotes a command for a message, cut at 60 characters.
+func short(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:60]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func isName(s string) bool {
+	for i, c := range s {
+		if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// parseCCW reads `ccw cli -p PROMPT --tool T [--mode M] [--cd DIR]`; ok is
+// false for anything else, a command with shell operators included.
+func parseCCW(s string) (Command, bool) {
+	words, ok := splitWords(strings.TrimSpace(s))
+	if !ok || len(words) < 2 || words[0] != "ccw" || words[1] != "cli" {
+		return Command{}, false
+	}
+	c := Command{Kind: CmdAgent}
+	havePrompt := false
+	for i := 2; i < len(words); i++ {
+		w := words[i]
+		val := func() (string, bool) {
+			if k, v, found := strings.Cut(w, "="); found && strings.HasPrefix(k, "--") {
+				return v, true
+			}
+			if i+1 >= len(words) {
+				return "", false
+			}
+			i++
+			return words[i], true
+		}
+		flag, _, _ := strings.Cut(w, "=")
+		var v string
+		var ok bool
+		switch flag {
+		case "-p", "--prompt":
+			v, ok = val()
+			c.Text, havePrompt = v, true
+		case "--tool":
+			v, ok = val()
+			c.Agent = v
+		case "--mode":
+			v, ok = val()
+			c.ReadOnly = v == "analysis"
+		case "--cd":
+			v, ok = val()
+			c.Dir = v
+		case "--id", "--resume", "--rule", "--model", "--includeDirs", "--include-dirs":
+			_, ok = val()
+		default:
+			return Command{}, false
+		}
+		if !ok {
+			return Command{}, false
+		}
+	}
+	if !havePrompt || c.Agent == "" {
+		return Command{}, false
+	}
+	return c, true
+}
+
+// splitWords splits a command line with POSIX quoting; ok is false when it
+// holds an unquoted shell operator (| & ; < > ( ) `) or an unterminated
+// quote, so that the command is left to the shell.
+func splitWords(s string) ([]string, bool) {
+	var words []string
+	var cur strings.Builder
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			in = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, false
+			}
+			in = true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			in = true
+		case strings.IndexByte("|&;<>()`", c) >= 0:
+			return nil, false
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words, true
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// TemplateFor returns the template name of a meta.agent: "@code-developer"
+// → "plan/code-developer"; "" → "plan/universal-executor".
+func TemplateFor(agent string) string {
+	a := strings.TrimPrefix(agent, "@")
+	if a == "" {
+		a = "universal-executor"
+	}
+	return "plan/" + a
+}
+
+// readPreAnalysis reads and checks flow_control.pre_analysis.
+func readPreAnalysis(t *Task, r *reporter, n *Node, opts Options) {
+	if n == nil {
+		return
+	}
+	f := t.File
+	if n.Kind != Array {
+		r.node(f, n, SevError, "pre_analysis must be an array of steps, not %s", n.Kind)
+		return
+	}
+	outputs := map[string]*Node{}
+	for i, it := range n.Items {
+		if it.Kind != Object {
+			r.node(f, it, SevError, "pre_analysis step %d must be an object with step and command, not %s", i+1, it.Kind)
+			continue
+		}
+		s := PreStep{Name: it.Get("step").Text(), Action: it.Get("action").Text(), OutputTo: it.Get("output_to").Text(), OnError: it.Get("on_error").Text(), Node: it}
+		if it.Get("step") == nil {
+			r.node(f, it, SevError, "pre_analysis step %d has no \"step\"", i+1)
+		}
+		label := s.Name
+		if label == "" {
+			label = fmt.Sprint(i + 1)
+		}
+		var cmds []*Node
+		if c := it.Get("command"); c != nil {
+			cmds = append(cmds, c)
+		}
+		if cs := it.Get("commands"); cs != nil {
+			if cs.Kind == Array {
+				cmds = append(cmds, cs.Items...)
+			} else {
+				cmds = append(cmds, cs)
+			}
+		}
+		if len(cmds) == 0 {
+			r.node(f, it, SevError, "pre_analysis step %q has no \"command\" or \"commands\"", label)
+		}
+		for _, c := range cmds {
+			if c.Kind != String {
+				r.node(f, c, SevError, "a command must be a string, not %s", c.Kind)
+				continue
+			}
+			if _, err := ParseCommand(c.Str, opts.agents(), false); err != nil {
+				r.node(f, c, SevError, "%v", err)
+				continue
+			}
+			s.Commands = append(s.Commands, c.Str)
+		}
+		if oe := it.Get("on_error"); oe != nil && !slices.Contains(OnErrorPolicies, s.OnError) {
+			r.node(f, oe, SevError, "on_error %s is not one of %s%s", quoteNode(f, oe), strings.Join(OnErrorPolicies, " "), hint(s.OnError, OnErrorPolicies))
+		}
+		if out := it.Get("output_to"); out != nil && s.OutputTo != "" {
+			if prev, dup := outputs[s.OutputTo]; dup {
+				line, col := f.pos(prev.Start)
+				r.node(f, out, SevError, "duplicate output_to %q (first at %d:%d)", s.OutputTo, line, col)
+			} else {
+				outputs[s.OutputTo] = out
+			}
+		}
+		t.PreAnalysis = append(t.PreAnalysis, s)
+	}
+}
+
+// readApproach reads and checks flow_control.implementation_approach: an
+// array of steps, or (as older plans write it) one string.
+func readApproach(t *Task, r *reporter, n *Node) {
+	if n == nil {
+		return
+	}
+	f := t.File
+	switch n.Kind {
+	case String:
+		t.Approach = []ApproachStep{{Number: 1, Description: n.Str, Node: n}}
+		return
+	case Array:
+	default:
+		r.node(f, n, SevError, "implementation_approach must be an array of steps, not %s", n.Kind)
+		return
+	}
+	seen := map[int]*Node{}
+	for i, it := range n.Items {
+		if it.Kind == String {
+			t.Approach = append(t.Approach, ApproachStep{Number: i + 1, Description: it.Str, Node: it})
+			continue
+		}
+		if it.Kind != Object {
+			r.node(f, it, SevError, "implementation_approach step %d must be an object, not %s", i+1, it.Kind)
+			continue
+		}
+		s := ApproachStep{Number: i + 1, Title: it.Get("title").Text(), Description: it.Get("description").Text(), Command: it.Get("command").Text(), Output: it.Get("output").Text(), Node: it}
+		if s.Title == "" {
+			s.Title = it.Get("action").Text()
+		}
+		s.Points = append(listOrString(it.Get("modification_points")), listOrString(it.Get("logic_flow"))...)
+		if sn := it.Get("step"); sn != nil && sn.Kind == Number {
+			var num int
+			if _, err := fmt.Sscan(sn.Str, &num); err != nil || fmt.Sprint(num) != sn.Str {
+				r.node(f, sn, SevError, "implementation_approach step number %s is not a whole number", sn.Str)
+			} else {
+				s.Number = num
+			}
+			if prev, dup := seen[s.Number]; dup {
+				line, col := f.pos(prev.Start)
+				r.node(f, sn, SevError, "implementation_approach step number %d is not unique (first at %d:%d)", s.Number, line, col)
+			} else {
+				seen[s.Number] = sn
+			}
+		}
+		t.Approach = append(t.Approach, s)
+	}
+	// Dependencies between steps, once all numbers are known.
+	index := map[int]int{}
+	for i, s := range t.Approach {
+		if _, ok := index[s.Number]; !ok {
+			index[s.Number] = i
+		}
+	}
+	for i := range t.Approach {
+		s := &t.Approach[i]
+		deps := s.Node.Get("depends_on")
+		if deps == nil || deps.Kind != Array {
+			continue
+		}
+		for _, d := range deps.Items {
+			var num int
+			if d.Kind != Number {
+				if d.Kind == String {
+					if _, err := fmt.Sscan(strings.TrimPrefix(strings.ToLower(d.Str), "step "), &num); err != nil {
+						r.node(f, d, SevError, "step %d depends on unknown step %s", s.Number, quoteNode(f, d))
+						continue
+					}
+				} else {
+					r.node(f, d, SevError, "step %d depends on unknown step %s", s.Number, quoteNode(f, d))
+					continue
+				}
+			} else if _, err := fmt.Sscan(d.Str, &num); err != nil {
+				continue
+			}
+			j, ok := index[num]
+			switch {
+			case !ok:
+				r.node(f, d, SevError, "step %d depends on unknown step %d", s.Number, num)
+			case j >= i:
+				r.node(f, d, SevError, "step %d depends on step %d, which is not an earlier step", s.Number, num)
+			default:
+				s.DependsOn = append(s.DependsOn, num)
+			}
+		}
+	}
+}

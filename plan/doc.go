@@ -1,0 +1,60 @@
+// Package plan reads, checks, orders, renders and runs the task plans of
+// Claude-Code-Workflow (SPEC §23): a session directory
+// .workflow/active/WFS-TOPIC/ with one task per .task/IMPL-N[.M].json
+// file, workflow-session.json, IMPL_PLAN.md, TODO_LIST.md and
+// .summaries/.
+//
+// # Reading and checking
+//
+// Load reads every task file with a small positioned JSON reader (json.go)
+// that keeps the byte span of every value, so that problems are reported
+// as PATH:LINE:COL and so that write-back can replace one value in place.
+// Load reports every problem of §23.2 at once — file names, core fields,
+// statuses, the hierarchy (depth 2, containers), the task cap, unknown,
+// self and cyclic dependencies, pre_analysis and implementation_approach
+// steps — and the warnings (deprecated paths, focus paths, target_files,
+// file cohesion, unfilled ${NAME} placeholders), with did-you-mean hints
+// from internal/suggest. Ids are compared by their numbers: IMPL-001 and
+// IMPL-1 are the same task; both depends_on lists (top level and context)
+// count.
+//
+// # Writing back
+//
+// SetStatus and WriteSession replace the text of the status value (or the
+// progress member) and nothing else: unknown fields, their order and the
+// file's indentation stay byte for byte. Every write goes through a
+// temporary file and a rename in the same directory, after checking that
+// the file still holds what was read (size and SHA-256); a file changed
+// by someone else is never overwritten (ChangedError). evalrun's own
+// record of each task (times, run, tokens, failure reason) is kept in
+// .process/evalrun-state.json, so that task files change only in status.
+//
+// # Running
+//
+// Run executes the ready leaf tasks in id order, up to RunOptions.Parallel
+// at once and never two whose focus_paths overlap. Shell steps (bash(…))
+// run with sh -c in the project root; everything that needs a model or an
+// agent — the task's prompt (template plan/ROLE), NAME(…) steps and
+// `ccw cli` commands — goes through the Executor interface, which package
+// engine implements, so plan never imports engine. A manual_intervention
+// step stops the run with *ManualError (exit 4); failed tasks are
+// reported with *FailedError (exit 1) after the independent tasks ran.
+//
+// # Example
+//
+//	dir, err := plan.FindSession(".")
+//	if err != nil {
+//		return err // *plan.SessionError: none or several WFS-* directories
+//	}
+//	p, diags, err := plan.Load(dir, plan.Options{})
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Print(diags)
+//	if !diags.HasErrors() {
+//		waves, _ := p.Waves(3, nil)
+//		fmt.Println(len(waves), "waves")
+//		recs, _ := p.ReadState()
+//		fmt.Print(p.StatusText(recs))
+//	}
+package plan

@@ -1,0 +1,337 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/evalrun/evalrun/internal/suggest"
+)
+
+// Options are what reading and checking a plan needs from the rest of
+// evalrun: the task cap, the agents of §22 and the [plan.agents] table.
+type Options struct {
+	// MaxTasks is the cap on tasks, containers included; 0 means
+	// DefaultMaxTasks.
+	MaxTasks int
+	// Agents are the names of the agents of §22 (built-in and
+	// configured) that NAME(…) steps and meta.tool may name; nil means
+	// BuiltinAgents.
+	Agents []string
+	// AgentMap is [plan.agents]: a meta.agent ("@code-developer") to an
+	// agent name of §22.
+	AgentMap map[string]string
+	// HasTemplate reports whether a template of that name exists (for
+	// plan/ROLE of a meta.agent outside Roles); nil means none but the
+	// built-in roles.
+	HasTemplate func(name string) bool
+}
+
+// BuiltinAgents are the agents of §22 that exist without configuration.
+var BuiltinAgents = []string{"aider", "claude", "codex", "gemini", "qwen"}
+
+func (o *Options) maxTasks() int {
+	if o.MaxTasks > 0 {
+		return o.MaxTasks
+	}
+	return DefaultMaxTasks
+}
+
+func (o *Options) agents() []string {
+	if o.Agents != nil {
+		return o.Agents
+	}
+	return BuiltinAgents
+}
+
+// stamp is what change detection compares: size, modification time and
+// content hash at read.
+type stamp struct {
+	size  int64
+	mtime time.Time
+	sum   [32]byte
+}
+
+// readFile reads a plan file with its stamp.
+func readFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	return &File{Path: path, Src: data, stamp: stamp{size: fi.Size(), mtime: fi.ModTime(), sum: sha256.Sum256(data)}}, nil
+}
+
+// Load reads the session directory dir and checks it (SPEC §23.2). The
+// plan is returned whenever the directory could be read, with every
+// problem found; use it for running only when the diagnostics hold no
+// error. The error is for a directory that cannot be read.
+func Load(dir string, opts Options) (*Plan, Diagnostics, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	p := &Plan{Dir: dir, Root: projectRoot(dir), Topic: strings.TrimPrefix(filepath.Base(filepath.Clean(dir)), "WFS-"), byKey: map[string]*Task{}}
+	r := &reporter{}
+	if f, err := readFile(filepath.Join(dir, "workflow-session.json")); err == nil {
+		root, perr := parseJSON(f.Src)
+		if perr != nil {
+			se := perr.(*SyntaxError)
+			r.at(f, se.Offset, SevError, "invalid JSON: %s", se.Msg)
+		} else {
+			f.Root = root
+			p.Session = f
+		}
+	}
+	taskDir := filepath.Join(dir, ".task")
+	entries, err := os.ReadDir(taskDir)
+	if err != nil && !os.IsNotExist(err) {
+		return nil, nil, err
+	}
+	first := map[string]string{} // canonical key → file name
+	for _, e := range entries {
+		name := e.Name()
+		path := filepath.Join(taskDir, name)
+		if e.IsDir() || strings.HasPrefix(name, ".") {
+			continue
+		}
+		base, isJSON := strings.CutSuffix(name, ".json")
+		nums, ok := parseID(base)
+		if !isJSON || !ok {
+			msg := fmt.Sprintf("file name %s is not IMPL-N.json or IMPL-N.M.json", name)
+			if up := strings.ToUpper(base); isJSON {
+				if n, ok := parseID(up); ok {
+					msg += fmt.Sprintf(" (did you mean %s.json?)", keyOf(n))
+				}
+			}
+			r.file(path, SevError, "%s", msg)
+			continue
+		}
+		key := keyOf(nums)
+		if prev, dup := first[key]; dup {
+			r.file(path, SevError, "%s names the same task as %s", name, prev)
+			continue
+		}
+		first[key] = name
+		f, err := readFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		t := &Task{ID: base, Key: key, Num: nums, File: f}
+		root, perr := parseJSON(f.Src)
+		if perr != nil {
+			se := perr.(*SyntaxError)
+			r.at(f, se.Offset, SevError, "invalid JSON: %s", se.Msg)
+			p.Tasks = append(p.Tasks, t)
+			p.byKey[key] = t
+			continue
+		}
+		f.Root = root
+		readTask(t, r, opts)
+		p.Tasks = append(p.Tasks, t)
+		p.byKey[key] = t
+	}
+	slices.SortStableFunc(p.Tasks, func(a, b *Task) int { return lessNums(a.Num, b.Num) })
+	if len(entries) == 0 {
+		r.file(taskDir, SevError, "no task files (.task/IMPL-N.json)")
+	}
+	validatePlan(p, r, opts)
+	return p, r.diags, nil
+}
+
+// readTask fills t from its JSON tree, reporting problems of the file
+// alone.
+func readTask(t *Task, r *reporter, opts Options) {
+	f := t.File
+	root := f.Root
+	if root.Kind != Object {
+		r.node(f, root, SevError, "a task file holds an object, not %s", root.Kind)
+		return
+	}
+	for _, field := range []string{"id", "title", "status", "meta", "context", "flow_control"} {
+		if root.Get(field) == nil && field != "flow_control" {
+			r.file(f.Path, SevError, "missing core field %q", field)
+		}
+	}
+	if id := root.Get("id"); id != nil {
+		if k, ok := canonical(id.Text()); !ok || k != t.Key {
+			r.node(f, id, SevError, "id %s differs from the file name %s", quoteNode(f, id), t.ID)
+		}
+	}
+	t.Title = stringField(f, r, root, "title")
+	if st := root.Get("status"); st != nil {
+		t.Status = st.Text()
+		if !slices.Contains(Statuses, t.Status) {
+			r.node(f, st, SevError, "status %s is not one of %s%s", quoteNode(f, st), strings.Join(Statuses, " "), hint(t.Status, Statuses))
+		}
+	}
+	meta := root.Get("meta")
+	if meta != nil && meta.Kind != Object {
+		r.node(f, meta, SevError, "meta must be an object, not %s", meta.Kind)
+	}
+	t.Type = meta.Get("type").Text()
+	t.Agent = meta.Get("agent").Text()
+	t.Tool = meta.Get("tool").Text()
+	if t.Type != "" && !slices.Contains(TaskTypes, t.Type) {
+		r.node(f, meta.Get("type"), SevWarning, "meta.type %q is not one of %s", t.Type, strings.Join(TaskTypes, " "))
+	}
+	if t.Agent != "" && !slices.Contains(Roles, t.Agent) {
+		_, mapped := opts.AgentMap[t.Agent]
+		hasTmpl := opts.HasTemplate != nil && opts.HasTemplate(TemplateFor(t.Agent))
+		if !mapped && !hasTmpl {
+			r.node(f, meta.Get("agent"), SevWarning, "meta.agent %q has no template %s and is not mapped in [plan.agents]; it runs as @universal-executor", t.Agent, TemplateFor(t.Agent))
+		}
+	}
+	if t.Tool != "" && !slices.Contains(opts.agents(), t.Tool) {
+		r.node(f, meta.Get("tool"), SevWarning, "meta.tool %q is not an agent (%s)%s", t.Tool, strings.Join(opts.agents(), " "), hint(t.Tool, opts.agents()))
+	}
+	ctx := root.Get("context")
+	if ctx != nil && ctx.Kind != Object {
+		r.node(f, ctx, SevError, "context must be an object, not %s", ctx.Kind)
+	}
+	for _, deps := range []*Node{root.Get("depends_on"), ctx.Get("depends_on")} {
+		if deps == nil {
+			continue
+		}
+		if deps.Kind != Array {
+			r.node(f, deps, SevError, "depends_on must be an array of task ids, not %s", deps.Kind)
+			continue
+		}
+		for _, d := range deps.Items {
+			if d.Kind != String {
+				r.node(f, d, SevError, "depends_on entry %s is not a task id", string(f.Src[d.Start:d.End]))
+				continue
+			}
+			k, ok := canonical(d.Str)
+			if !ok {
+				k = d.Str
+			}
+			if !slices.Contains(t.DependsOn, k) {
+				t.DependsOn = append(t.DependsOn, k)
+			}
+		}
+	}
+	t.FocusPaths = ctx.Get("focus_paths").Strings()
+	t.Requirements = listOrString(ctx.Get("requirements"))
+	t.Acceptance = listOrString(ctx.Get("acceptance"))
+	if paths := root.Get("paths"); paths != nil && paths.Kind == String {
+		var parts []string
+		for s := range strings.SplitSeq(paths.Str, ";") {
+			if s = strings.TrimSpace(s); s != "" {
+				parts = append(parts, encodeString(s))
+			}
+		}
+		r.node(f, paths, SevWarning, "the \"paths\" string is deprecated: write \"focus_paths\": [%s] in context", strings.Join(parts, ", "))
+	}
+	flow := root.Get("flow_control")
+	t.HasFlow = flow != nil
+	if flow != nil && flow.Kind != Object {
+		r.node(f, flow, SevError, "flow_control must be an object, not %s", flow.Kind)
+		return
+	}
+	tf := flow.Get("target_files")
+	if tf == nil {
+		tf = ctx.Get("target_files")
+	}
+	t.TargetFiles = tf.Strings()
+	if tf != nil {
+		for _, it := range tf.Items {
+			if it.Kind == String && !targetFileForm(it.Str) {
+				r.node(f, it, SevWarning, "target_files entry %q is not of the form file[:function[:lines]]", it.Str)
+			}
+		}
+	}
+	readPreAnalysis(t, r, flow.Get("pre_analysis"), opts)
+	readApproach(t, r, flow.Get("implementation_approach"))
+	placeholders(f, r, root, "")
+}
+
+// stringField returns the string member key of obj, reporting a value of
+// another kind.
+func stringField(f *File, r *reporter, obj *Node, key string) string {
+	n := obj.Get(key)
+	if n != nil && n.Kind != String {
+		r.node(f, n, SevError, "%s must be a string, not %s", key, n.Kind)
+	}
+	return n.Text()
+}
+
+// listOrString reads a list of strings or a single string.
+func listOrString(n *Node) []string {
+	if n != nil && n.Kind == String {
+		return []string{n.Str}
+	}
+	return n.Strings()
+}
+
+// quoteNode returns the source text of a node, for messages.
+func quoteNode(f *File, n *Node) string { return string(f.Src[n.Start:n.End]) }
+
+// suggestClosest is suggest.Closest.
+var suggestClosest = suggest.Closest
+
+// hint returns " (did you mean X?)" for the candidate nearest to s.
+func hint(s string, candidates []string) string {
+	if c := suggest.Closest(s, candidates); c != "" && c != s {
+		return fmt.Sprintf(" (did you mean %s?)", c)
+	}
+	return ""
+}
+
+// targetFileForm reports whether s is file, file:function or
+// file:function:lines with lines N or N-M.
+func targetFileForm(s string) bool {
+	parts := strings.Split(s, ":")
+	// A Windows drive letter (C:\x) is part of the file.
+	if len(parts) > 1 && len(parts[0]) == 1 && strings.HasPrefix(parts[1], `\`) {
+		parts = append([]string{parts[0] + ":" + parts[1]}, parts[2:]...)
+	}
+	if len(parts) > 3 || parts[0] == "" || strings.TrimSpace(parts[0]) != parts[0] {
+		return false
+	}
+	if len(parts) >= 2 && parts[1] == "" {
+		return false
+	}
+	if len(parts) == 3 {
+		a, b, _ := strings.Cut(parts[2], "-")
+		if a == "" || strings.Trim(a, "0123456789") != "" || strings.Trim(b, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// placeholders warns about ${NAME} left in string values of the task.
+func placeholders(f *File, r *reporter, n *Node, field string) {
+	switch n.Kind {
+	case String:
+		i := strings.Index(n.Str, "${")
+		if i >= 0 {
+			if j := strings.IndexByte(n.Str[i:], '}'); j > 2 {
+				r.node(f, n, SevWarning, "unfilled placeholder %s in %s", n.Str[i:i+j+1], field)
+			}
+		}
+	case Array:
+		for i, it := range n.Items {
+			placeholders(f, r, it, fmt.Sprintf("%s[%d]", field, i))
+		}
+	case Object:
+		for _, m := range n.Members {
+			name := m.Key
+			if field != "" {
+				name = field + "." + m.Key
+			}
+			placeholders(f, r, m.Value, name)
+		}
+	}
+}

@@ -1,0 +1,298 @@
+package plan
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The statuses of a task file (SPEC §23.2).
+const (
+	StatusPending   = "pending"
+	StatusActive    = "active"
+	StatusCompleted = "completed"
+	StatusBlocked   = "blocked"
+	StatusContainer = "container"
+)
+
+// Statuses lists the valid values of a task's status, in the order
+// messages print them.
+var Statuses = []string{StatusPending, StatusActive, StatusCompleted, StatusBlocked, StatusContainer}
+
+// OnErrorPolicies lists the valid values of a pre_analysis step's
+// on_error.
+var OnErrorPolicies = []string{"skip_optional", "fail", "retry_once", "manual_intervention"}
+
+// TaskTypes lists the meta.type values CCW's planners use.
+var TaskTypes = []string{"feature", "bugfix", "refactor", "test-gen", "test-fix", "docs"}
+
+// Roles are the agent roles with a built-in template plan/ROLE.
+var Roles = []string{"@code-developer", "@action-planning-agent", "@test-fix-agent", "@universal-executor"}
+
+// DefaultMaxTasks is the task cap when [plan] max_tasks is not set.
+const DefaultMaxTasks = 10
+
+// Plan is a session directory read from disk: its tasks in id order,
+// containers included, and the session metadata.
+type Plan struct {
+	// Dir is the session directory as given (.workflow/active/WFS-x).
+	Dir string
+	// Root is the project root: the directory holding .workflow.
+	Root string
+	// Topic is the session's name without the WFS- prefix.
+	Topic string
+	// Session is workflow-session.json, or nil when it is absent or not
+	// valid JSON.
+	Session *File
+	// Tasks are all tasks in id order (IMPL-2 before IMPL-10, IMPL-1
+	// before IMPL-1.1).
+	Tasks []*Task
+	byKey map[string]*Task
+}
+
+// File is a JSON file of the plan as read: its bytes, its tree and what
+// change detection compares before a write.
+type File struct {
+	Path  string
+	Src   []byte
+	Root  *Node
+	lines *lineIndex
+	stamp stamp
+}
+
+// pos returns the line and column of an offset in the file.
+func (f *File) pos(off int) (int, int) {
+	if f.lines == nil {
+		f.lines = newLineIndex(f.Src)
+	}
+	return f.lines.pos(off)
+}
+
+// Task is one task file, with the fields evalrun reads.
+type Task struct {
+	// ID is the id as the file name writes it (IMPL-001, IMPL-1.2).
+	ID string
+	// Key is the canonical id: numbers without leading zeros (IMPL-1).
+	Key string
+	// Num holds the numbers of the id: [N] or [N, M].
+	Num  []int
+	File *File
+
+	Title  string
+	Status string
+	// Type, Agent and Tool are meta.type, meta.agent and meta.tool.
+	Type, Agent, Tool string
+	// DependsOn is the union of the top-level and context depends_on
+	// lists, as canonical keys, without duplicates.
+	DependsOn    []string
+	Parent       *Task
+	Subtasks     []*Task
+	FocusPaths   []string
+	Requirements []string
+	Acceptance   []string
+	TargetFiles  []string
+	PreAnalysis  []PreStep
+	Approach     []ApproachStep
+	// HasFlow reports whether flow_control is present.
+	HasFlow bool
+}
+
+// IsContainer reports whether the task has subtasks.
+func (t *Task) IsContainer() bool { return len(t.Subtasks) > 0 }
+
+// PreStep is one step of flow_control.pre_analysis.
+type PreStep struct {
+	Name     string
+	Action   string
+	Commands []string
+	OutputTo string
+	// OnError is the policy; "" means fail.
+	OnError string
+	Node    *Node
+}
+
+// ApproachStep is one step of flow_control.implementation_approach.
+type ApproachStep struct {
+	Number      int
+	Title       string
+	Description string
+	// Points are the modification_points and logic_flow lines.
+	Points    []string
+	DependsOn []int
+	Command   string
+	Output    string
+	Node      *Node
+}
+
+// Task returns the task whose canonical or written id is id.
+func (p *Plan) Task(id string) (*Task, bool) {
+	k, ok := canonical(id)
+	if !ok {
+		return nil, false
+	}
+	t, ok := p.byKey[k]
+	return t, ok
+}
+
+// Leaves returns the tasks without subtasks in id order.
+func (p *Plan) Leaves() []*Task {
+	var out []*Task
+	for _, t := range p.Tasks {
+		if !t.IsContainer() {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Containers returns the number of tasks with subtasks.
+func (p *Plan) Containers() int {
+	n := 0
+	for _, t := range p.Tasks {
+		if t.IsContainer() {
+			n++
+		}
+	}
+	return n
+}
+
+// parseID reads IMPL-N, IMPL-N.M or deeper ids (as written in a file name
+// or a reference) into its numbers; ok is false for anything else,
+// lower case included.
+func parseID(s string) (nums []int, ok bool) {
+	rest, found := strings.CutPrefix(s, "IMPL-")
+	if !found || rest == "" {
+		return nil, false
+	}
+	for part := range strings.SplitSeq(rest, ".") {
+		if part == "" || strings.Trim(part, "0123456789") != "" {
+			return nil, false
+		}
+		n, err := strconv.Atoi(part)
+		if err != nil || n <= 0 {
+			return nil, false
+		}
+		nums = append(nums, n)
+	}
+	return nums, true
+}
+
+// keyOf writes numbers as a canonical id.
+func keyOf(nums []int) string {
+	parts := make([]string, len(nums))
+	for i, n := range nums {
+		parts[i] = strconv.Itoa(n)
+	}
+	return "IMPL-" + strings.Join(parts, ".")
+}
+
+// canonical returns the canonical form of an id (IMPL-001.02 → IMPL-1.2).
+func canonical(id string) (string, bool) {
+	nums, ok := parseID(id)
+	if !ok {
+		return "", false
+	}
+	return keyOf(nums), true
+}
+
+// lessNums orders ids numerically, a parent before its subtasks.
+func lessNums(a, b []int) int { return slices.Compare(a, b) }
+
+// FindSession returns the session directory under root/.workflow/active
+// when there is exactly one WFS-* directory; otherwise an error of kind
+// *SessionError listing what it found.
+func FindSession(root string) (string, error) {
+	base := filepath.Join(root, ".workflow", "active")
+	entries, err := os.ReadDir(base)
+	if err != nil && !os.IsNotExist(err) {
+		return "", err
+	}
+	var found []string
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "WFS-") {
+			found = append(found, filepath.Join(base, e.Name()))
+		}
+	}
+	if len(found) == 1 {
+		return found[0], nil
+	}
+	return "", &SessionError{Base: base, Found: found}
+}
+
+// FindSessionFrom looks for .workflow/active in dir and its ancestors and
+// returns FindSession of the first that has one, as a path relative to
+// dir when it can be; with none anywhere it is FindSession(dir).
+func FindSessionFrom(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return FindSession(dir)
+	}
+	for d := abs; ; {
+		if fi, err := os.Stat(filepath.Join(d, ".workflow", "active")); err == nil && fi.IsDir() {
+			found, err := FindSession(d)
+			if se, ok := err.(*SessionError); ok {
+				se.Base = relTo(abs, se.Base)
+				for i := range se.Found {
+					se.Found[i] = relTo(abs, se.Found[i])
+				}
+			}
+			if err != nil {
+				return "", err
+			}
+			if rel, err := filepath.Rel(abs, found); err == nil {
+				return rel, nil
+			}
+			return found, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return FindSession(dir)
+		}
+		d = parent
+	}
+}
+
+// relTo returns path relative to base when it can be.
+func relTo(base, path string) string {
+	if rel, err := filepath.Rel(base, path); err == nil {
+		return rel
+	}
+	return path
+}
+
+// SessionError says that no session directory, or several, exist where
+// one was expected; the command line maps it to a usage error.
+type SessionError struct {
+	Base  string
+	Found []string
+}
+
+func (e *SessionError) Error() string {
+	if len(e.Found) == 0 {
+		return fmt.Sprintf("no WFS-* session directory under %s; give the plan directory", e.Base)
+	}
+	return fmt.Sprintf("%d session directories under %s, give one of them:\n  %s", len(e.Found), e.Base, strings.Join(e.Found, "\n  "))
+}
+
+// projectRoot returns the directory holding the .workflow directory that
+// contains dir, or dir's parent when there is none.
+func projectRoot(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	for d := abs; ; {
+		if filepath.Base(d) == ".workflow" {
+			return filepath.Dir(d)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return filepath.Dir(abs)
+}

@@ -1,0 +1,796 @@
+package plan
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Executor runs the calls of a plan that are not shell commands: the
+// prompt of a task (a template rendered with the task, run by an agent of
+// §22 or a provider) and an agent on a prompt (NAME(…) steps and ccw cli).
+// It also opens the journal nodes of the run. Package engine implements
+// it; plan never runs a model or an agent itself.
+type Executor interface {
+	// RunTask renders call.Template with call.Inputs and runs it with
+	// call.Agent ("" for the provider of §14.5).
+	RunTask(ctx context.Context, call TaskCall) (Answer, error)
+	// RunAgent runs the agent call.Agent on call.Prompt.
+	RunAgent(ctx context.Context, call AgentCall) (Answer, error)
+	// Begin opens a journal node of kind "task" (a plan task) or "step"
+	// under the node ctx carries; the returned context carries the new
+	// node, and end records its outcome (err nil for success).
+	Begin(ctx context.Context, kind, name string) (context.Context, func(output string, err error))
+}
+
+// TaskCall is the prompt of one task (or one group of its
+// implementation steps).
+type TaskCall struct {
+	// TaskID is the task's id as written (IMPL-001).
+	TaskID string
+	// Template is plan/ROLE.
+	Template string
+	// Agent is the agent of §22 that runs the call; "" means a provider.
+	Agent string
+	// Inputs are task, session, parent, analysis and
+	// dependency_summaries: strings, numbers, bools, []any and []KV
+	// (objects, in order).
+	Inputs []KV
+}
+
+// AgentCall is an agent run on a prompt by a step.
+type AgentCall struct {
+	TaskID string
+	Step   string
+	Agent  string
+	Prompt string
+	// Dir is the directory the agent runs in: the project root, or
+	// `ccw cli --cd DIR` under it.
+	Dir string
+	// ReadOnly asks for the agent's read_only_args (`--mode analysis`).
+	ReadOnly bool
+}
+
+// Answer is the outcome of a call.
+type Answer struct {
+	Text    string
+	Tokens  int64
+	CostUSD float64
+}
+
+// ManualError stops a plan run at a step whose on_error is
+// manual_intervention; the command line exits 4.
+type ManualError struct {
+	TaskID string
+	Step   string
+	Err    error
+}
+
+func (e *ManualError) Error() string {
+	return fmt.Sprintf("%s: pre_analysis step %q failed and needs a person (on_error manual_intervention): %v\n"+
+		"the task stays active; fix the cause, then continue with: evalrun plan run --resume", e.TaskID, e.Step, e.Err)
+}
+
+func (e *ManualError) Unwrap() error { return e.Err }
+
+// RunOptions configure a plan run.
+type RunOptions struct {
+	Options
+	// Parallel is how many tasks run at once; 0 means 1.
+	Parallel int
+	// Tasks are the --task patterns; empty runs every ready task.
+	Tasks []string
+	// Agent is --agent: the agent of tasks that [plan.agents] and
+	// meta.tool leave unchosen.
+	Agent string
+	// DefaultAgent is default_agent of the configuration.
+	DefaultAgent string
+	// DryRun prints the waves and sends every prompt to the executor
+	// (which writes it, §17.7) without running a command or an agent.
+	DryRun bool
+	// Resume restarts the tasks left active by a crash or a
+	// manual_intervention from their first step.
+	Resume bool
+	// RunID is the journal run, recorded with each task.
+	RunID string
+	// Stdout receives the dry run's waves; Stderr warnings and progress.
+	Stdout, Stderr io.Writer
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Env is the environment of shell commands; nil inherits evalrun's.
+	Env []string
+}
+
+// Outcome is what a plan run did.
+type Outcome struct {
+	Completed []string
+	Failed    []string
+	// NotStarted are selected tasks that did not run: their dependencies
+	// failed or are outside the selection.
+	NotStarted []string
+	// Waves is the order of a dry run.
+	Waves [][]string
+	// Answers holds the answer of each completed task, by id.
+	Answers map[string]string
+}
+
+// FailedError is returned when some tasks failed; the others ran.
+type FailedError struct{ Failed []string }
+
+func (e *FailedError) Error() string {
+	return fmt.Sprintf("%d task(s) failed: %s", len(e.Failed), strings.Join(e.Failed, ", "))
+}
+
+// runner is one plan run.
+type runner struct {
+	p    *Plan
+	exec Executor
+	opts RunOptions
+	mu   sync.Mutex // guards the plan's files, recs, outcome
+	recs map[string]*RunRecord
+	out  *Outcome
+	// restart holds the active tasks that --resume starts again.
+	restart map[*Task]bool
+	failed  map[*Task]bool
+}
+
+func (o *RunOptions) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// Run executes the plan (SPEC §23.3). The plan must have been loaded
+// without errors. It returns the outcome and, when the run did not
+// complete everything it started, an error: *ManualError (exit 4),
+// *ChangedError, *FailedError (exit 1) or a usage problem.
+func Run(ctx context.Context, p *Plan, exec Executor, opts RunOptions) (*Outcome, error) {
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.Parallel < 1 {
+		opts.Parallel = 1
+	}
+	sel, bad := p.Select(opts.Tasks)
+	if len(bad) > 0 {
+		return nil, &UsageError{Msg: strings.Join(bad, "; ")}
+	}
+	recs, err := p.ReadState()
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{p: p, exec: exec, opts: opts, recs: recs, out: &Outcome{Answers: map[string]string{}}, restart: map[*Task]bool{}, failed: map[*Task]bool{}}
+	for _, t := range p.Leaves() {
+		if t.Status != StatusActive || (sel != nil && !sel(t)) {
+			continue
+		}
+		if !opts.Resume && !opts.DryRun {
+			return nil, &UsageError{Msg: fmt.Sprintf("%s is active: an earlier run stopped in it; continue with evalrun plan run --resume", t.ID)}
+		}
+		r.restart[t] = true
+	}
+	if opts.DryRun {
+		return r.dryRun(ctx, sel)
+	}
+	unlock, err := p.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return r.run(ctx, sel)
+}
+
+// UsageError is a problem with the request, not the plan (exit 2).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// runnable reports whether a leaf may start now.
+func (r *runner) runnable(t *Task, sel func(*Task) bool) bool {
+	if t.IsContainer() || (sel != nil && !sel(t)) || r.failed[t] {
+		return false
+	}
+	// A blocked (failed) task runs again only when --task names it.
+	retry := t.Status == StatusBlocked && sel != nil
+	if t.Status != StatusPending && !(t.Status == StatusActive && r.restart[t]) && !retry {
+		return false
+	}
+	return len(r.p.unmet(t, r.p.Completed)) == 0
+}
+
+func (r *runner) run(ctx context.Context, sel func(*Task) bool) (*Outcome, error) {
+	type done struct {
+		t   *Task
+		err error
+	}
+	running := map[*Task]bool{}
+	finished := make(chan done)
+	var stopErr error
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for {
+		if stopErr == nil && ctx.Err() == nil {
+			r.mu.Lock()
+			for _, t := range r.p.Leaves() {
+				if len(running) >= r.opts.Parallel {
+					break
+				}
+				if running[t] || !r.runnable(t, sel) {
+					continue
+				}
+				if slices.ContainsFunc(mapKeys(running), func(u *Task) bool { return overlap(u.FocusPaths, t.FocusPaths) }) {
+					continue
+				}
+				running[t] = true
+				go func(t *Task) { finished <- done{t, r.runTask(ctx, t)} }(t)
+			}
+			r.mu.Unlock()
+		}
+		if len(running) == 0 {
+			break
+		}
+		d := <-finished
+		delete(running, d.t)
+		if d.err == nil {
+			continue
+		}
+		var me *ManualError
+		var ce *ChangedError
+		switch {
+		case errors.As(d.err, &me), errors.As(d.err, &ce), ctx.Err() != nil:
+			if stopErr == nil {
+				stopErr = d.err
+			}
+		default:
+			r.failed[d.t] = true
+		}
+	}
+	if stopErr == nil && ctx.Err() != nil {
+		stopErr = context.Cause(ctx)
+	}
+	r.mu.Lock()
+	for _, t := range r.p.Leaves() {
+		if (sel == nil || sel(t)) && !r.p.Completed(t) && !r.failed[t] && !slices.Contains(r.out.Completed, t.ID) {
+			r.out.NotStarted = append(r.out.NotStarted, t.ID)
+			if stopErr == nil {
+				why := "status " + t.Status
+				if un := r.p.unmet(t, r.p.Completed); len(un) > 0 {
+					why = "waiting for " + strings.Join(un, ", ")
+				}
+				fmt.Fprintf(r.opts.Stderr, "plan: %s not started (%s)\n", t.ID, why)
+			}
+		}
+	}
+	if len(r.out.Completed) == 0 && len(r.out.Failed) == 0 && len(r.out.NotStarted) == 0 && stopErr == nil {
+		fmt.Fprintf(r.opts.Stderr, "plan: nothing to run: every selected task is completed\n")
+	}
+	r.mu.Unlock()
+	if stopErr != nil {
+		return r.out, stopErr
+	}
+	if len(r.out.Failed) > 0 {
+		return r.out, &FailedError{Failed: r.out.Failed}
+	}
+	return r.out, nil
+}
+
+func mapKeys(m map[*Task]bool) []*Task {
+	out := make([]*Task, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// dryRun prints the waves and sends each task's prompt with placeholder
+// step outputs.
+func (r *runner) dryRun(ctx context.Context, sel func(*Task) bool) (*Outcome, error) {
+	waves, unreachable := r.p.Waves(r.opts.Parallel, sel)
+	for i, w := range waves {
+		ids := make([]string, len(w))
+		for j, t := range w {
+			ids[j] = t.ID
+		}
+		r.out.Waves = append(r.out.Waves, ids)
+		fmt.Fprintf(r.opts.Stdout, "wave %d: %s\n", i+1, strings.Join(ids, " "))
+	}
+	if len(unreachable) > 0 {
+		fmt.Fprintf(r.opts.Stdout, "not reachable (blocked dependencies): %s\n", strings.Join(unreachable, " "))
+	}
+	for _, w := range waves {
+		for _, t := range w {
+			if _, err := r.execute(ctx, t); err != nil {
+				return r.out, err
+			}
+		}
+	}
+	return r.out, nil
+}
+
+// runTask runs one leaf task end to end, writing its status, summary and
+// the plan's progress.
+func (r *runner) runTask(ctx context.Context, t *Task) (err error) {
+	ctx, end := r.exec.Begin(ctx, "task", t.ID)
+	var answer string
+	defer func() { end(answer, err) }()
+	agent := r.executorOf(t)
+	if err := r.update(func() error {
+		if err := r.p.SetStatus(t, StatusActive); err != nil {
+			return err
+		}
+		r.recs[t.Key] = &RunRecord{Agent: agentLabel(t, agent), StartedAt: r.opts.now().UTC().Format(time.RFC3339), Run: r.opts.RunID}
+		return nil
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(r.opts.Stderr, "plan: %s started (%s)\n", t.ID, agentLabel(t, agent))
+	ans, err := r.execute(ctx, t)
+	var me *ManualError
+	if errors.As(err, &me) || ctx.Err() != nil {
+		return err
+	}
+	if err != nil {
+		fmt.Fprintf(r.opts.Stderr, "plan: %s failed: %v\n", t.ID, err)
+		if uerr := r.update(func() error {
+			rec := r.recs[t.Key]
+			rec.Reason = firstLine(err.Error())
+			rec.FinishedAt = r.opts.now().UTC().Format(time.RFC3339)
+			r.out.Failed = append(r.out.Failed, t.ID)
+			return r.p.SetStatus(t, StatusBlocked)
+		}); uerr != nil {
+			return uerr
+		}
+		return err
+	}
+	answer = ans.Text
+	if err := r.writeSummary(t, agent, ans); err != nil {
+		return err
+	}
+	err = r.update(func() error {
+		rec := r.recs[t.Key]
+		rec.Reason = ""
+		rec.FinishedAt = r.opts.now().UTC().Format(time.RFC3339)
+		rec.Tokens, rec.CostUSD = ans.Tokens, ans.CostUSD
+		if err := r.p.SetStatus(t, StatusCompleted); err != nil {
+			return err
+		}
+		r.out.Completed = append(r.out.Completed, t.ID)
+		r.out.Answers[t.ID] = ans.Text
+		if c := t.Parent; c != nil && r.p.Completed(c) && c.Status != StatusCompleted {
+			if err := r.p.SetStatus(c, StatusCompleted); err != nil {
+				return err
+			}
+			fmt.Fprintf(r.opts.Stderr, "plan: %s completed (all subtasks done)\n", c.ID)
+		}
+		return nil
+	})
+	if err == nil {
+		fmt.Fprintf(r.opts.Stderr, "plan: %s completed\n", t.ID)
+	}
+	return err
+}
+
+// update changes plan files under the run's lock, then rewrites the run
+// records, TODO_LIST.md and the session's progress.
+func (r *runner) update(change func() error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := change(); err != nil {
+		return err
+	}
+	if err := r.p.WriteState(r.recs); err != nil {
+		return err
+	}
+	if err := WriteAtomic(filepath.Join(r.p.Dir, "TODO_LIST.md"), []byte(r.p.TodoList(r.recs))); err != nil {
+		return err
+	}
+	return r.p.WriteSession(r.opts.now())
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// executorOf chooses the agent of a task (SPEC §23.3, §23.7):
+// [plan.agents] for its meta.agent, meta.tool, --agent, default_agent;
+// "" means the provider.
+func (r *runner) executorOf(t *Task) string {
+	if a, ok := r.opts.AgentMap[t.Agent]; ok && t.Agent != "" {
+		return a
+	}
+	for _, a := range []string{t.Tool, r.opts.Agent, r.opts.DefaultAgent} {
+		if a != "" && a != "none" {
+			return a
+		}
+		if a == "none" {
+			return ""
+		}
+	}
+	return ""
+}
+
+func agentLabel(t *Task, agent string) string {
+	role := t.Agent
+	if role == "" {
+		role = "@universal-executor"
+	}
+	if agent == "" {
+		return role
+	}
+	return role + " via " + agent
+}
+
+// roleTemplate is plan/ROLE for the task's meta.agent, or
+// plan/universal-executor when no such template exists.
+func (r *runner) roleTemplate(t *Task) string {
+	name := TemplateFor(t.Agent)
+	if slices.Contains(Roles, t.Agent) || (r.opts.HasTemplate != nil && r.opts.HasTemplate(name)) {
+		return name
+	}
+	return TemplateFor("")
+}
+
+var varRef = regexp.MustCompile(`\[([A-Za-z_][A-Za-z0-9_]*)\]`)
+
+// substitute replaces [var] by the output of an earlier step; quote is
+// applied to each value (shell quoting inside bash(…)).
+func substitute(s string, vars map[string]string, quote func(string) string) string {
+	return varRef.ReplaceAllStringFunc(s, func(m string) string {
+		v, ok := vars[m[1:len(m)-1]]
+		if !ok {
+			return m
+		}
+		return quote(v)
+	})
+}
+
+// execute runs the steps and the agent calls of a task and returns the
+// answer: pre_analysis, then implementation_approach in step order.
+func (r *runner) execute(ctx context.Context, t *Task) (Answer, error) {
+	vars := map[string]string{}
+	var order []string
+	for _, s := range t.PreAnalysis {
+		out, err := r.preStep(ctx, t, s, vars)
+		if err != nil {
+			return Answer{}, err
+		}
+		if s.OutputTo != "" {
+			if _, seen := vars[s.OutputTo]; !seen {
+				order = append(order, s.OutputTo)
+			}
+			vars[s.OutputTo] = out
+		}
+	}
+	agent := r.executorOf(t)
+	var total Answer
+	var parts []string
+	call := func(group []ApproachStep) error {
+		inputs := r.inputs(t, group, vars, order)
+		ans, err := r.exec.RunTask(ctx, TaskCall{TaskID: t.ID, Template: r.roleTemplate(t), Agent: agent, Inputs: inputs})
+		if err != nil {
+			return err
+		}
+		parts = append(parts, ans.Text)
+		total.Tokens += ans.Tokens
+		total.CostUSD += ans.CostUSD
+		return nil
+	}
+	var group []ApproachStep
+	steps := slices.Clone(t.Approach)
+	slices.SortStableFunc(steps, func(a, b ApproachStep) int { return a.Number - b.Number })
+	for _, s := range steps {
+		if s.Command == "" {
+			group = append(group, s)
+			continue
+		}
+		if len(group) > 0 {
+			if err := call(group); err != nil {
+				return Answer{}, err
+			}
+			group = nil
+		}
+		out, ans, err := r.command(ctx, t, fmt.Sprintf("step %d", s.Number), s.Command, vars, true)
+		if err != nil {
+			return Answer{}, fmt.Errorf("implementation step %d: %w", s.Number, err)
+		}
+		total.Tokens += ans.Tokens
+		total.CostUSD += ans.CostUSD
+		if s.Output != "" {
+			if _, seen := vars[s.Output]; !seen {
+				order = append(order, s.Output)
+			}
+			vars[s.Output] = out
+		}
+		parts = append(parts, out)
+	}
+	if len(group) > 0 || len(parts) == 0 {
+		if err := call(group); err != nil {
+			return Answer{}, err
+		}
+	}
+	total.Text = strings.Join(parts, "\n\n")
+	return total, nil
+}
+
+// preStep runs one pre_analysis step with its on_error policy.
+func (r *runner) preStep(ctx context.Context, t *Task, s PreStep, vars map[string]string) (string, error) {
+	name := s.Name
+	sctx, end := r.exec.Begin(ctx, "step", t.ID+" "+name)
+	attempt := func() (string, error) {
+		var outs []string
+		for _, c := range s.Commands {
+			out, _, err := r.command(sctx, t, name, c, vars, false)
+			if err != nil {
+				return "", err
+			}
+			outs = append(outs, out)
+		}
+		return strings.Join(outs, "\n\n"), nil
+	}
+	out, err := attempt()
+	if err != nil && s.OnError == "retry_once" && ctx.Err() == nil {
+		fmt.Fprintf(r.opts.Stderr, "plan: %s: pre_analysis step %q failed, running it once more: %v\n", t.ID, name, err)
+		out, err = attempt()
+	}
+	end(out, err)
+	if err == nil {
+		return out, nil
+	}
+	if ctx.Err() != nil {
+		return "", err
+	}
+	switch s.OnError {
+	case "skip_optional":
+		fmt.Fprintf(r.opts.Stderr, "warning: %s: pre_analysis step %q failed and is skipped (on_error skip_optional): %v\n", t.ID, name, err)
+		return "", nil
+	case "manual_intervention":
+		return "", &ManualError{TaskID: t.ID, Step: name, Err: err}
+	}
+	return "", fmt.Errorf("pre_analysis step %q: %w", name, err)
+}
+
+// command runs one command: a shell command with sh -c in the project
+// root, or an agent call.
+func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars map[string]string, bare bool) (string, Answer, error) {
+	c, err := ParseCommand(raw, r.opts.agents(), bare)
+	if err != nil {
+		return "", Answer{}, err
+	}
+	if r.opts.DryRun {
+		return "[dry run: " + raw + "]", Answer{}, nil
+	}
+	if c.Kind == CmdAgent {
+		prompt := substitute(c.Text, vars, func(s string) string { return s })
+		dir := r.p.Root
+		if c.Dir != "" {
+			dir = filepath.Join(r.p.Root, c.Dir)
+		}
+		ans, err := r.exec.RunAgent(ctx, AgentCall{TaskID: t.ID, Step: step, Agent: c.Agent, Prompt: prompt, Dir: dir, ReadOnly: c.ReadOnly})
+		return ans.Text, ans, err
+	}
+	text := substitute(c.Text, vars, shellQuote)
+	cmd := exec.CommandContext(ctx, "sh", "-c", text)
+	cmd.Dir = r.p.Root
+	cmd.Env = r.opts.Env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := lastLine(stderr.String())
+		if msg == "" {
+			return "", Answer{}, fmt.Errorf("%s: %w", short(text), err)
+		}
+		return "", Answer{}, fmt.Errorf("%s: %w: %s", short(text), err, msg)
+	}
+	return strings.TrimSuffix(stdout.String(), "\n"), Answer{}, nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// writeSummary writes .summaries/ID-summary.md.
+func (r *runner) writeSummary(t *Task, agent string, ans Answer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s: %s\n\n", t.ID, t.Title)
+	fmt.Fprintf(&b, "- Agent: %s\n", agentLabel(t, agent))
+	fmt.Fprintf(&b, "- Date: %s\n", r.opts.now().UTC().Format(time.RFC3339))
+	if r.opts.RunID != "" {
+		fmt.Fprintf(&b, "- Run: %s\n", r.opts.RunID)
+	}
+	fmt.Fprintf(&b, "\n## Answer\n\n%s\n", strings.TrimRight(ans.Text, "\n"))
+	if len(t.TargetFiles) > 0 {
+		b.WriteString("\n## Files\n\n")
+		for _, f := range t.TargetFiles {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
+	}
+	return WriteAtomic(filepath.Join(r.p.Dir, ".summaries", t.ID+"-summary.md"), []byte(b.String()))
+}
+
+// inputs builds the inputs of a task's template: task, session, parent,
+// analysis and dependency_summaries.
+func (r *runner) inputs(t *Task, group []ApproachStep, vars map[string]string, order []string) []KV {
+	// The session file and the container's file are rewritten by other
+	// tasks' goroutines under the lock.
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	task := []KV{}
+	if m, ok := t.File.Root.Any().([]KV); ok {
+		task = m
+	}
+	set := func(k string, v any) {
+		for i := range task {
+			if task[i].Key == k {
+				task[i].Value = v
+				return
+			}
+		}
+		task = append(task, KV{k, v})
+	}
+	ctxMembers, _ := t.File.Root.Get("context").Any().([]KV)
+	metaMembers, _ := t.File.Root.Get("meta").Any().([]KV)
+	set("meta", orEmpty(metaMembers))
+	set("context", orEmpty(ctxMembers))
+	set("type", t.Type)
+	set("agent", t.Agent)
+	set("requirements", strs(t.Requirements))
+	set("acceptance", strs(t.Acceptance))
+	set("focus_paths", strs(t.FocusPaths))
+	set("target_files", strs(t.TargetFiles))
+	set("shared_context", sharedContext(t))
+	set("implementation", stepsText(group))
+	set("test_commands", strs(testCommands(t)))
+	session := []KV{}
+	if r.p.Session != nil {
+		if m, ok := r.p.Session.Root.Any().([]KV); ok {
+			session = m
+		}
+	}
+	session = append(session, KV{"plan_document", r.planDocument()})
+	parent := []KV{}
+	if t.Parent != nil {
+		if m, ok := t.Parent.File.Root.Get("context").Any().([]KV); ok {
+			parent = m
+		}
+		parent = append([]KV{{"id", t.Parent.ID}, {"title", t.Parent.Title}}, parent...)
+	}
+	analysis := []KV{}
+	for _, k := range order {
+		analysis = append(analysis, KV{k, vars[k]})
+	}
+	return []KV{
+		{"task", task},
+		{"session", session},
+		{"parent", parent},
+		{"analysis", analysis},
+		{"dependency_summaries", r.dependencySummaries(t)},
+	}
+}
+
+func orEmpty(m []KV) []KV {
+	if m == nil {
+		return []KV{}
+	}
+	return m
+}
+
+func strs(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// sharedContext renders context.shared_context and context.inherited as
+// text lines.
+func sharedContext(t *Task) string {
+	var b strings.Builder
+	ctx := t.File.Root.Get("context")
+	for _, key := range []string{"shared_context", "inherited"} {
+		n := ctx.Get(key)
+		if n == nil {
+			continue
+		}
+		// Laid out afresh: the value sat indented inside the file.
+		var compact, out bytes.Buffer
+		if json.Compact(&compact, t.File.Src[n.Start:n.End]) != nil || json.Indent(&out, compact.Bytes(), "", "  ") != nil {
+			out.Reset()
+			out.Write(t.File.Src[n.Start:n.End])
+		}
+		fmt.Fprintf(&b, "%s: %s\n", key, out.String())
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// stepsText lists implementation steps for a prompt.
+func stepsText(steps []ApproachStep) string {
+	var b strings.Builder
+	for _, s := range steps {
+		title := s.Title
+		if title == "" {
+			title = s.Description
+		}
+		fmt.Fprintf(&b, "%d. %s\n", s.Number, title)
+		if s.Title != "" && s.Description != "" {
+			fmt.Fprintf(&b, "   %s\n", s.Description)
+		}
+		for _, p := range s.Points {
+			fmt.Fprintf(&b, "   - %s\n", p)
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+var verifyBy = regexp.MustCompile(`verify by (.+?)(?: \(|$)`)
+
+// testCommands are context.test_commands, else the commands of the
+// acceptance criteria written "… verify by CMD (exit code 0)".
+func testCommands(t *Task) []string {
+	if tc := t.File.Root.Get("context").Get("test_commands"); tc != nil {
+		return listOrString(tc)
+	}
+	var out []string
+	for _, a := range t.Acceptance {
+		if m := verifyBy.FindStringSubmatch(a); m != nil {
+			out = append(out, strings.TrimSpace(m[1]))
+		}
+	}
+	return out
+}
+
+// planDocument returns IMPL_PLAN.md, or "".
+func (r *runner) planDocument() string {
+	data, err := os.ReadFile(filepath.Join(r.p.Dir, "IMPL_PLAN.md"))
+	if err != nil {
+		return ""
+	}
+	return string(data)
+}
+
+// dependencySummaries joins the summaries of the tasks a task depends on
+// (through its container too; a container's subtasks' summaries stand
+// for it).
+func (r *runner) dependencySummaries(t *Task) string {
+	deps := slices.Clone(t.DependsOn)
+	if t.Parent != nil {
+		deps = append(deps, t.Parent.DependsOn...)
+	}
+	var parts []string
+	var add func(u *Task)
+	add = func(u *Task) {
+		if u.IsContainer() {
+			for _, s := range u.Subtasks {
+				add(s)
+			}
+			return
+		}
+		data, err := os.ReadFile(filepath.Join(r.p.Dir, ".summaries", u.ID+"-summary.md"))
+		if err == nil {
+			parts = append(parts, strings.TrimRight(string(data), "\n"))
+		}
+	}
+	for _, d := range deps {
+		if u := r.p.byKey[d]; u != nil {
+			add(u)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}

@@ -1,0 +1,266 @@
+package plan
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// writePlan writes a session with the given task files (id → JSON) under
+// a new project and loads it.
+func writePlan(t *testing.T, tasks map[string]string, opts Options) (*Plan, Diagnostics) {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, ".workflow", "active", "WFS-t")
+	if err := os.MkdirAll(filepath.Join(dir, ".task"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for id, body := range tasks {
+		if err := os.WriteFile(filepath.Join(dir, ".task", id+".json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, diags, err := Load(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, diags
+}
+
+func stepTask(id, pre, approach string) string {
+	return fmt.Sprintf(`{"id": %q, "title": "T", "status": "pending", "meta": {"agent": "@code-developer"}, "context": {},
+ "flow_control": {"pre_analysis": [%s], "implementation_approach": [%s]}}`, id, pre, approach)
+}
+
+func TestParseCommand(t *testing.T) {
+	agents := BuiltinAgents
+	for _, c := range []struct {
+		in   string
+		bare bool
+		want string
+	}{
+		{`bash(ls -la src)`, false, `shell "ls -la src"`},
+		{`gemini(Explain the code)`, false, `agent gemini "Explain the code" ro=false dir=""`},
+		{`bash(ccw cli -p "PURPOSE: x" --tool qwen --mode analysis --cd src)`, false, `agent qwen "PURPOSE: x" ro=true dir="src"`},
+		{`bash(ccw cli -p 'say "hi"' --tool codex --mode write --id exec-1)`, false, `agent codex "say \"hi\"" ro=false dir=""`},
+		{`bash(cd src && ccw cli -p x --tool gemini)`, false, `shell "cd src && ccw cli -p x --tool gemini"`},
+		{`ccw cli -p "Fix it" --tool codex`, true, `agent codex "Fix it" ro=false dir=""`},
+		{`npm test`, true, `shell "npm test"`},
+		{`bash(codex -C src --full-auto exec "x")`, true, `shell "codex -C src --full-auto exec \"x\""`},
+		{`Read(docs/spec.md)`, false, `error: command "Read(docs/spec.md)" is not bash(…) or an agent NAME(…) (agents: aider claude codex gemini qwen)`},
+		{`gemnii(hello)`, false, `error: command "gemnii(hello)" is not bash(…) or an agent NAME(…) (agents: aider claude codex gemini qwen) (did you mean gemini?)`},
+		{`ls src`, false, `error: command "ls src" is not bash(…) or an agent NAME(…) (agents: aider claude codex gemini qwen)`},
+	} {
+		c0, err := ParseCommand(c.in, agents, c.bare)
+		var got string
+		switch {
+		case err != nil:
+			got = "error: " + err.Error()
+		case c0.Kind == CmdShell:
+			got = fmt.Sprintf("shell %q", c0.Text)
+		default:
+			got = fmt.Sprintf("agent %s %q ro=%v dir=%q", c0.Agent, c0.Text, c0.ReadOnly, c0.Dir)
+		}
+		if got != c.want {
+			t.Errorf("ParseCommand(%q) = %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}
+
+func TestStepsAndPolicies(t *testing.T) {
+	pre := `{"step": "value", "command": "bash(printf '%s' \"it's \\$(not run)\")", "output_to": "v"},
+	 {"step": "quoted", "command": "bash(printf '[%s]' [v] [unknown] \"${X_UNSET_FOR_TEST:-shell}\")", "output_to": "q"},
+	 {"step": "ask", "command": "gemini(Explain [v])", "output_to": "a"},
+	 {"step": "optional", "command": "bash(exit 3)", "output_to": "o", "on_error": "skip_optional"}`
+	approach := `{"step": 1, "title": "First"}, {"step": 2, "title": "Review", "command": "ccw cli -p \"Review [q]\" --tool codex --mode analysis", "output": "review"}, {"step": 3, "title": "Last", "depends_on": [2]}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", pre, approach)}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	out, err := Run(context.Background(), p, fx, RunOptions{Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	an := input(fx.tasks[0], "analysis")
+	if v := field(an, "v"); v != "it's $(not run)" {
+		t.Errorf("v = %q", v)
+	}
+	// [v] is shell-quoted inside bash(…); an unknown [name] and ${NAME}
+	// stay for the shell.
+	if q := field(an, "q"); q != "[it's $(not run)][[unknown]][shell]" {
+		t.Errorf("q = %q", q)
+	}
+	if a := field(an, "a"); a != "analysis by gemini" || fx.agents[0].Prompt != "Explain it's $(not run)" {
+		t.Errorf("a = %q, prompt %q", a, fx.agents[0].Prompt)
+	}
+	if o := field(an, "o"); o != "" {
+		t.Errorf("o = %q", o)
+	}
+	if !strings.Contains(stderr.String(), `warning: IMPL-1: pre_analysis step "optional" failed and is skipped (on_error skip_optional): "exit 3": exit status 3`) {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	// Steps 1 and 3 are separate calls around the command step 2, which
+	// ran as an agent call with [q] replaced.
+	if len(fx.tasks) != 2 || input(fx.tasks[0], "task") == nil {
+		t.Fatalf("calls %v", fx.taskIDs())
+	}
+	if impl := field(input(fx.tasks[0], "task"), "implementation"); impl != "1. First" {
+		t.Errorf("first call steps %q", impl)
+	}
+	if impl := field(input(fx.tasks[1], "task"), "implementation"); impl != "3. Last" {
+		t.Errorf("second call steps %q", impl)
+	}
+	if ac := fx.agents[1]; ac.Agent != "codex" || !ac.ReadOnly || ac.Prompt != "Review [it's $(not run)][[unknown]][shell]" {
+		t.Errorf("review call %+v", ac)
+	}
+	if got := field(input(fx.tasks[1], "analysis"), "review"); got != "analysis by codex" {
+		t.Errorf("review output %q", got)
+	}
+	if got := out.Answers["IMPL-1"]; got != "done IMPL-1\n\nanalysis by codex\n\ndone IMPL-1" {
+		t.Errorf("answer %q", got)
+	}
+}
+
+func TestFailAndRetryOnce(t *testing.T) {
+	counter := `bash(n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; test $n -ge 2)`
+	p, diags := writePlan(t, map[string]string{
+		"IMPL-1":  stepTask("IMPL-1", `{"step": "flaky", "command": "`+counter+`", "on_error": "retry_once"}`, `"go"`),
+		"IMPL-2":  stepTask("IMPL-2", `{"step": "broken", "commands": ["bash(true)", "bash(echo bad >&2; exit 1)", "bash(touch never)"]}`, `"go"`),
+		"IMPL-10": stepTask("IMPL-10", "", `"go"`),
+	}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	out, err := Run(context.Background(), p, fx, RunOptions{Stderr: &stderr})
+	var fe *FailedError
+	if !errors.As(err, &fe) || !slices.Equal(fe.Failed, []string{"IMPL-2"}) {
+		t.Fatalf("err = %v", err)
+	}
+	// IMPL-2 before IMPL-10: numeric order.
+	if !slices.Equal(out.Completed, []string{"IMPL-1", "IMPL-10"}) {
+		t.Errorf("completed %v", out.Completed)
+	}
+	if !strings.Contains(stderr.String(), `plan: IMPL-2 failed: pre_analysis step "broken": "echo bad >&2; exit 1": exit status 1: bad`) {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(p.Root, "never")); err == nil {
+		t.Error("the commands list went on after the first failure")
+	}
+	if tk, _ := p.Task("IMPL-2"); tk.Status != StatusBlocked {
+		t.Errorf("IMPL-2 %s", tk.Status)
+	}
+	if n, _ := os.ReadFile(filepath.Join(p.Root, "n")); string(n) != "2\n" {
+		t.Errorf("flaky ran %q times", n)
+	}
+}
+
+func TestMaxTasksOption(t *testing.T) {
+	_, got := checkFixture(t, "testdata/check/too_many", Options{MaxTasks: 11})
+	if got != "" {
+		t.Errorf("with max_tasks 11:\n%s", got)
+	}
+	_, got = checkFixture(t, "testdata/check/too_many", Options{MaxTasks: 5})
+	if got != "DIR: error: the plan has 11 tasks, more than the limit of 5 ([plan] max_tasks); split it into iterations\n" {
+		t.Errorf("with max_tasks 5:\n%s", got)
+	}
+}
+
+func TestWriteSessionInsertsProgress(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "WFS-x")
+	_ = os.MkdirAll(filepath.Join(dir, ".task"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, ".task", "IMPL-1.json"), []byte(stepTask("IMPL-1", "", `"go"`)), 0o644)
+	orig := "{\n\t\"session_id\": \"WFS-x\",\n\t\"custom\": [1, 2]\n}\n"
+	_ = os.WriteFile(filepath.Join(dir, "workflow-session.json"), []byte(orig), 0o644)
+	p, diags, err := Load(dir, Options{})
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	if err := p.WriteSession(fixedNow()); err != nil {
+		t.Fatal(err)
+	}
+	got := readFile2(t, filepath.Join(dir, "workflow-session.json"))
+	want := "{\n\t\"session_id\": \"WFS-x\",\n\t\"custom\": [1, 2],\n\t\"progress\": {\n\t\t\"total\": 1,\n\t\t\"pending\": 1,\n\t\t\"active\": 0,\n\t\t\"completed\": 0,\n\t\t\"blocked\": 0,\n\t\t\"container\": 0,\n\t\t\"updated_at\": \"2025-01-06T14:03:00Z\"\n\t}\n}\n"
+	if got != want {
+		t.Errorf("got:\n%s", got)
+	}
+	// A second write replaces the member in place.
+	if err := p.WriteSession(fixedNow()); err != nil {
+		t.Fatal(err)
+	}
+	if again := readFile2(t, filepath.Join(dir, "workflow-session.json")); again != want {
+		t.Errorf("second write:\n%s", again)
+	}
+}
+
+func TestFindSessionFrom(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "src", "auth")
+	_ = os.MkdirAll(sub, 0o755)
+	_ = os.MkdirAll(filepath.Join(root, ".workflow", "active", "WFS-a"), 0o755)
+	got, err := FindSessionFrom(sub)
+	if err != nil || got != filepath.Join("..", "..", ".workflow", "active", "WFS-a") {
+		t.Errorf("from a subdirectory: %q %v", got, err)
+	}
+	_ = os.MkdirAll(filepath.Join(root, ".workflow", "active", "WFS-b"), 0o755)
+	_, err = FindSessionFrom(sub)
+	var se *SessionError
+	if !errors.As(err, &se) || len(se.Found) != 2 {
+		t.Errorf("two sessions: %v", err)
+	}
+}
+
+func TestNotStartedMessages(t *testing.T) {
+	root := copyTree(t, "../examples/plan")
+	p := loadExample(t, root)
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, &fakeExec{}, RunOptions{Options: exampleOpts, Tasks: []string{"IMPL-2.*"}, Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	want := "plan: IMPL-002.1 not started (waiting for IMPL-001)\nplan: IMPL-002.2 not started (waiting for IMPL-002.1, IMPL-001)\n"
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
+
+func TestOneRunAtATime(t *testing.T) {
+	root := copyTree(t, "../examples/plan")
+	p := loadExample(t, root)
+	release := make(chan struct{})
+	started := make(chan struct{})
+	fx := &fakeExec{}
+	fx.hook = func(TaskCall) {
+		select {
+		case <-started:
+		default:
+			close(started)
+			<-release
+		}
+	}
+	done := make(chan error)
+	go func() {
+		_, err := Run(context.Background(), p, fx, RunOptions{Options: exampleOpts, Tasks: []string{"IMPL-001"}})
+		done <- err
+	}()
+	<-started
+	p2 := loadExample(t, root)
+	_, err := Run(context.Background(), p2, &fakeExec{}, RunOptions{Options: exampleOpts, Tasks: []string{"IMPL-3.1"}})
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "another plan run holds "+p.Dir+" (pid ") {
+		t.Errorf("second run: %v", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
