@@ -18,7 +18,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 evalrun=$(realpath "${1:-$here/../../bin/evalrun}")
-export EVALRUN_CASSETTE=${EVALRUN_CASSETTE:-$here/cassette.jsonl}
+export EVALRUN_CASSETTE=$here/cassette.jsonl
 unset OPENAI_API_KEY
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
