@@ -50,7 +50,7 @@ func TestDemoReplays(t *testing.T) {
 		"usage: 4 model calls, ",
 		"[completed] step \"review each file\"",
 		"usage: 4 model calls (4 replayed), ",
-		"1.00 README.md",
+		" retry.go\n",
 		"The wait is computed by `Policy.Delay` (retry.go:33)",
 		"usage: 1 model call, ",
 	} {
