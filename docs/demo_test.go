@@ -50,6 +50,7 @@ func TestDemoReplays(t *testing.T) {
 		"usage: 4 model calls, ",
 		"[completed] step \"review each file\"",
 		"usage: 4 model calls (4 replayed), ",
+		"    [completed] task review/merge  1 turn  1,428 tokens  (replayed)",
 		" retry.go\n",
 		"The wait is computed by `Policy.Delay` (retry.go:33)",
 		"usage: 1 model call, ",

@@ -9,7 +9,7 @@
 #      files in parallel, and a merge of the findings into a JSON report;
 #   2. evalrun status: the run's call tree with turns and tokens;
 #   3. evalrun run --resume: the same run again, every call replayed from
-#      the journal, nothing spent;
+#      the journal, nothing spent, and its call tree;
 #   4. evalrun context and evalrun task ask: a question about the project
 #      answered from the files retrieval finds for it.
 # Model answers come from cassette.jsonl through the replay provider: they
@@ -55,6 +55,7 @@ show "$evalrun" status
 
 say "3. Resume the run: every model call and the git command are replayed from the journal"
 show "$evalrun" run --resume last --json >/dev/null
+show "$evalrun" status
 
 say "4. A question about the project, answered from the files retrieval finds"
 show "$evalrun" context "How does the client decide how long to wait before retrying a request?" --top-k 3
