@@ -59,6 +59,34 @@ func TestDemoReplays(t *testing.T) {
 			t.Errorf("the demo's output lacks %q", want)
 		}
 	}
+	// The excerpt of the demo's output in the README is what the demo
+	// prints (less the run header, whose id and time change).
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := parseBlocks(strings.Split(string(readme), "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	excerpt := 0
+	for _, b := range blocks {
+		if b.info != "" || len(b.lines) == 0 || !strings.HasPrefix(b.lines[0], "log: reviewing") {
+			continue
+		}
+		for _, line := range b.lines {
+			if line == "…" || strings.HasPrefix(line, "run ") {
+				continue
+			}
+			excerpt++
+			if !strings.Contains(got, line+"\n") {
+				t.Errorf("the README shows the demo line %q, which the demo does not print", line)
+			}
+		}
+	}
+	if excerpt == 0 {
+		t.Error("the README has no excerpt of the demo's output")
+	}
 	for _, bad := range []string{"no recorded response", "FAILED", `""`} {
 		if strings.Contains(got, bad) {
 			t.Errorf("the demo's output contains %q", bad)
