@@ -3,9 +3,11 @@ package evaluator_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/tasksystem"
 )
 
@@ -40,5 +42,26 @@ func TestUnknownNameHints(t *testing.T) {
 	var e *evaluator.Error
 	if !errors.As(err, &e) || e.Display() != "<t>:1:2: Unbound symbol or unrecognized operator: lenght\n(lenght 1)\n ^\nhint: did you mean 'length'?\n" {
 		t.Errorf("Display: %q", e.Display())
+	}
+}
+
+// TestCheckHints: evalrun check gives the same hints as evaluation.
+func TestCheckHints(t *testing.T) {
+	src := sexp.NewSource("t.sexp", "(define items (list 1 2))\n(lenght itmes)\n(car 1)\n")
+	forms, err := sexp.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range evaluator.Check(forms, evaluator.CheckOptions{}) {
+		got = append(got, d.Msg+" / "+d.Hint)
+	}
+	want := []string{
+		"Unbound symbol or unrecognized operator: lenght / length",
+		"Unbound symbol: Name 'itmes' is not defined. / items",
+		"Unbound symbol or unrecognized operator: car / ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("check diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
