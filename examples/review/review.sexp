@@ -1,4 +1,4 @@
-; SPEC §20.1: review the staged git diff with a command template and print
+; Review the staged git diff with a command template and print
 ; one line per issue; fail the run when the review itself failed.
 ;
 ;   evalrun run review.sexp --set focus=security
