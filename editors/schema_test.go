@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -246,6 +247,68 @@ func TestConfigurationReferenceListsEveryKey(t *testing.T) {
 		last := parts[len(parts)-1]
 		if !strings.Contains(string(page), "`"+last+"`") {
 			t.Errorf("docs/configuration.md does not document %s", k)
+		}
+	}
+}
+
+// snake turns a Go field name into its TOML key: LLMAttempts → llm_attempts.
+func snake(name string) string {
+	var b strings.Builder
+	r := []rune(name)
+	for i, c := range r {
+		upper := c >= 'A' && c <= 'Z'
+		if upper && i > 0 {
+			prevLower := r[i-1] >= 'a' && r[i-1] <= 'z'
+			nextLower := i+1 < len(r) && r[i+1] >= 'a' && r[i+1] <= 'z'
+			if prevLower || (nextLower && r[i-1] >= 'A' && r[i-1] <= 'Z') {
+				b.WriteByte('_')
+			}
+		}
+		b.WriteString(strings.ToLower(string(c)))
+	}
+	return b.String()
+}
+
+// TestSchemaCoversConfigFields: every field of the configuration's
+// sections (package config) is a key of the schema, of the configuration
+// evalrun init writes and of docs/configuration.md, so a key added to
+// evalrun cannot be left out of them.
+func TestSchemaCoversConfigFields(t *testing.T) {
+	_, doc := loadSchema(t)
+	keys := map[string]bool{}
+	for _, k := range leafKeys(doc) {
+		keys[k] = true
+	}
+	page, err := os.ReadFile("../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sec := range []struct {
+		prefix string
+		typ    reflect.Type
+	}{
+		{"providers.*", reflect.TypeOf(config.Provider{})},
+		{"limits", reflect.TypeOf(config.Limits{})},
+		{"context", reflect.TypeOf(config.Context{})},
+		{"tools", reflect.TypeOf(config.Tools{})},
+	} {
+		for i := 0; i < sec.typ.NumField(); i++ {
+			key := snake(sec.typ.Field(i).Name)
+			path := sec.prefix + "." + key
+			if !keys[path] {
+				t.Errorf("config.%s.%s: the schema has no key %s", sec.typ.Name(), sec.typ.Field(i).Name, path)
+			}
+			if !strings.Contains(engine.InitConfig, "# "+key+" = ") {
+				t.Errorf("config.%s.%s: the configuration of evalrun init does not show %s", sec.typ.Name(), sec.typ.Field(i).Name, key)
+			}
+			if !strings.Contains(string(page), "`"+key+"`") {
+				t.Errorf("config.%s.%s: docs/configuration.md does not document %s", sec.typ.Name(), sec.typ.Field(i).Name, key)
+			}
+		}
+	}
+	for _, tc := range [][2]string{{"LLMAttempts", "llm_attempts"}, {"APIKeyEnv", "api_key_env"}, {"BaseURL", "base_url"}, {"FreshTopK", "fresh_top_k"}} {
+		if got := snake(tc[0]); got != tc[1] {
+			t.Errorf("snake(%s) = %s, want %s", tc[0], got, tc[1])
 		}
 	}
 }
