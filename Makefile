@@ -54,10 +54,10 @@ fuzz:
 		done; \
 	done
 
-## demo: run every example workflow on the built-in offline echo provider:
-## the single-file examples, then the SPEC §20 projects (review, improve,
-## overview, release) with their --set flags, each in a temporary copy
-## (examples/demo.sh).
+## demo: the offline demo (examples/demo.sh): recorded workflows replayed
+## from a cassette (a diff review fanned out and merged, the run tree, a
+## resumed run, a retrieval-backed question), then the single-file language
+## examples on the echo provider; everything runs in temporary copies.
 demo: build
 	./examples/demo.sh $(BIN)
 

@@ -276,6 +276,7 @@ func (c *checker) variable(n *sexp.Node, e cenv) {
 		return
 	}
 	c.errorf(n.Pos, "Unbound symbol: Name '%s' is not defined.", name)
+	c.diags[len(c.diags)-1].Hint = c.nearestName(name, e)
 }
 
 // form checks a non-empty list form (SPEC §6.3).
@@ -296,6 +297,7 @@ func (c *checker) form(n *sexp.Node, e cenv, depth int) {
 			c.exprs(args, e, d)
 		default:
 			c.errorf(head.Pos, "Unbound symbol or unrecognized operator: %s", name)
+			c.diags[len(c.diags)-1].Hint = c.nearestName(name, e)
 			c.lenientArgs(args, e, d)
 		}
 	case sexp.List:

@@ -37,6 +37,9 @@ type Error struct {
 	Msg   string
 	Pos   sexp.Pos
 	Trace []sexp.Pos
+	// Hint, when not "", is a known name near an unknown one, shown by
+	// Display as "hint: did you mean 'NAME'?"; it is not part of Msg.
+	Hint string
 }
 
 // Error returns "FILE:LINE:COL: MESSAGE", or the message alone when the error
@@ -53,11 +56,15 @@ func (e *Error) Error() string {
 func (e *Error) Catchable() bool { return e.Kind != KindLimit && e.Kind != KindCancelled }
 
 // Display returns the error in the three-line format of SPEC §4.7, followed by
-// up to ten "  called from FILE:LINE:COL" lines.
+// up to ten "  called from FILE:LINE:COL" lines and, for an unknown name
+// near a known one, a line "hint: did you mean 'NAME'?".
 func (e *Error) Display() string {
 	s := sexp.FormatError(e.Pos, e.Msg)
 	for _, p := range e.Trace {
 		s += "  called from " + p.String() + "\n"
+	}
+	if e.Hint != "" {
+		s += "hint: did you mean '" + e.Hint + "'?\n"
 	}
 	return s
 }

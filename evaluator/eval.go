@@ -108,7 +108,9 @@ func (t *thread) lookup(x *expr, env *Env) (value.Value, error) {
 	if t.isCallableName(x.name) {
 		return value.String(x.name), nil
 	}
-	return nil, errorf(x.pos(), KindUnbound, "Unbound symbol: Name '%s' is not defined.", x.name)
+	err := errorf(x.pos(), KindUnbound, "Unbound symbol: Name '%s' is not defined.", x.name)
+	err.Hint = t.nearestName(x.name, env)
+	return nil, err
 }
 
 // loopConfigName is the dynamically scoped variable of the loop forms.
@@ -150,7 +152,9 @@ func (t *thread) evalNamed(x *expr, env *Env) (value.Value, error) {
 	if x.name == loopConfigName && t.dyn != nil && t.dyn.loopConfig != nil {
 		return t.applySyntax(t.dyn.loopConfig, x, env)
 	}
-	return nil, errorf(x.elems[0].pos(), KindUnbound, "Unbound symbol or unrecognized operator: %s", x.name)
+	err := errorf(x.elems[0].pos(), KindUnbound, "Unbound symbol or unrecognized operator: %s", x.name)
+	err.Hint = t.nearestName(x.name, env)
+	return nil, err
 }
 
 // applySyntax applies f to the argument syntax of form x (SPEC §6.4).

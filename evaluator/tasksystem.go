@@ -1,6 +1,8 @@
 package evaluator
 
 import (
+	"strings"
+
 	"context"
 
 	"github.com/evalrun/evalrun/handler"
@@ -30,6 +32,22 @@ func NewTaskSystem(reg *tasksystem.Registry, exec *tasksystem.Executor) *TaskSys
 
 // Lookup implements Tasks.
 func (s *TaskSystem) Lookup(name string) (*templates.Template, bool) { return s.Registry.Lookup(name) }
+
+// TemplateNames returns the names and aliases of the registered templates,
+// except internal ones: the candidates of "did you mean" hints.
+func (s *TaskSystem) TemplateNames() []string {
+	var names []string
+	for _, t := range s.Registry.All() {
+		if strings.HasPrefix(t.Name, "internal:") {
+			continue
+		}
+		names = append(names, t.Name)
+		if t.Alias != "" {
+			names = append(names, t.Alias)
+		}
+	}
+	return names
+}
 
 // HasTool implements Tasks.
 func (s *TaskSystem) HasTool(name string) bool { return s.Tools != nil && s.Tools.HasTool(name) }

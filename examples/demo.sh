@@ -1,73 +1,38 @@
 #!/usr/bin/env bash
-# Runs every example on the offline echo provider (make demo). Usage:
+# make demo: evalrun's offline demo. Usage:
 #   examples/demo.sh [EVALRUN]
-# Each workflow example of SPEC §20 is a small project (its templates and
-# configuration under .evalrun/): it is copied into a temporary directory and
-# run there, so that the memory index, dry-run prompts and the git work tree
-# of the review example never touch this checkout. OPENAI_API_KEY is unset
-# so that no model is called.
+#
+# First the recorded workflows of examples/demo (a diff review fanned out
+# over files, the run tree, a resumed run that spends nothing, a question
+# answered from retrieved files): real model answers replayed from a
+# cassette. Then the single-file language examples on the echo provider,
+# which answers every task with the prompt it was sent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 evalrun=$(realpath "${1:-bin/evalrun}")
-examples=$(pwd)/examples
 unset OPENAI_API_KEY
+repo=$(pwd)
+
+examples/demo/demo.sh "$evalrun"
+
+printf '\n== The language on the echo provider (a task answers with its prompt)\n' >&2
+# In a temporary directory, so that no journal is written into this checkout.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-run() { # run DIR ARGS...: show and run one evalrun command in DIR
-	local dir=$1
-	shift
-	echo "== (cd examples/$(basename "$dir")) evalrun$(printf ' %q' "$@")"
-	(cd "$dir" && "$evalrun" "$@")
-}
-
-# Single-file workflows with defatom templates.
-for f in examples/*.sexp; do
-	echo "== evalrun run $f"
-	"$evalrun" run "$f"
+mkdir "$tmp/home" "$tmp/examples"
+cp examples/greet.sexp examples/fanout.sexp examples/refine.sexp "$tmp/examples/"
+cd "$tmp"
+for f in examples/greet.sexp examples/fanout.sexp examples/refine.sexp; do
+	printf '$ evalrun run %s\n' "$f" >&2
+	HOME=$tmp/home EVALRUN_HOME=$tmp/home/evalrun EVALRUN_CEILING_DIRECTORIES=$tmp "$evalrun" run "$f"
 done
 
-# SPEC §20.1: a command template reviewing the staged git diff, in a fresh
-# git work tree with one staged change.
-d=$tmp/review
-cp -R "$examples/review" "$d"
-(
-	cd "$d"
-	git init -q
-	printf 'package main\n\nfunc main() {}\n' >main.go
-	git add main.go
-	git -c user.name=demo -c user.email=demo@example.com commit -qm init
-	printf 'package main\n\nimport "os"\n\nfunc main() { os.Exit(run()) }\n\nfunc run() int { return 0 }\n' >main.go
-	git add main.go
-)
-run "$d" run review.sexp --set focus=security
-run "$d" task gdr "pay attention to error handling"
-
-# SPEC §20.2: director–evaluator loop over templates with inferred inputs.
-d=$tmp/improve
-cp -R "$examples/improve" "$d"
-run "$d" run improve.sexp --set goal="A Getting started section for README.md"
-# The same run as a dry run: every prompt is written to .evalrun/dry-run/.
-run "$d" run improve.sexp --dry-run --set goal="A Getting started section for README.md"
-ls "$d"/.evalrun/dry-run/*/
-
-# SPEC §20.3: get-context, then parallel summaries of the files found.
-d=$tmp/overview
-cp -R "$examples/overview" "$d"
-run "$d" run overview.sexp --set topic="HTTP retries and backoff"
-
-# SPEC §20.4: steps with error policies; the shell tool runs go test and
-# go vet on the example's own module ([tools] shell_allow).
-d=$tmp/release
-cp -R "$examples/release" "$d"
-run "$d" run release.sexp --set goal="Honour Retry-After in the HTTP client"
-
-# SPEC §23: a Claude-Code-Workflow plan (.workflow/active/WFS-jwt-auth/):
-# check it, print its waves, run it under the echo provider, show its state.
-d=$tmp/plan
-cp -R "$examples/plan" "$d"
-run "$d" plan check
-run "$d" plan run --dry-run --parallel 3
-run "$d" plan run --provider echo --parallel 3
-run "$d" plan status
-cat "$d"/.workflow/active/WFS-jwt-auth/TODO_LIST.md
+printf '\n== A Claude-Code-Workflow plan (.workflow/active/WFS-jwt-auth/), checked, run and shown\n' >&2
+cp -R "$repo/examples/plan" "$tmp/plan"
+cd "$tmp/plan"
+for args in "plan check" "plan run --dry-run --parallel 3" "plan run --provider echo --parallel 3" "plan status"; do
+	printf '$ evalrun %s\n' "$args" >&2
+	# shellcheck disable=SC2086
+	HOME=$tmp/home EVALRUN_HOME=$tmp/home/evalrun EVALRUN_CEILING_DIRECTORIES=$tmp "$evalrun" $args
+done
+cat .workflow/active/WFS-jwt-auth/TODO_LIST.md

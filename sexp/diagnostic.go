@@ -20,6 +20,17 @@ type Diagnostic struct {
 	Severity string
 	// Msg is the message, without position or severity.
 	Msg string
+	// Hint, when not "", is a known name near an unknown one: Display and
+	// DisplaySeverity end with the line "hint: did you mean 'NAME'?".
+	Hint string
+}
+
+// hintLine returns the hint line of d, or "".
+func (d Diagnostic) hintLine() string {
+	if d.Hint == "" {
+		return ""
+	}
+	return "hint: did you mean '" + d.Hint + "'?\n"
 }
 
 // IsError reports whether d is an error (and not a warning).
@@ -47,12 +58,12 @@ func (d Diagnostic) Error() string {
 // warnings of SPEC §10.1.
 func (d Diagnostic) Display() string {
 	if d.IsError() {
-		return FormatDiagnostic(d.Pos, "", d.Msg)
+		return FormatDiagnostic(d.Pos, "", d.Msg) + d.hintLine()
 	}
 	if !d.Pos.IsValid() {
-		return "warning: " + d.Msg + "\n"
+		return "warning: " + d.Msg + "\n" + d.hintLine()
 	}
-	return FormatDiagnostic(d.Pos, SeverityWarning, d.Msg)
+	return FormatDiagnostic(d.Pos, SeverityWarning, d.Msg) + d.hintLine()
 }
 
 // DisplaySeverity is Display with the severity always written after the
@@ -64,9 +75,9 @@ func (d Diagnostic) DisplaySeverity() string {
 		sev = SeverityError
 	}
 	if !d.Pos.IsValid() {
-		return sev + ": " + d.Msg + "\n"
+		return sev + ": " + d.Msg + "\n" + d.hintLine()
 	}
-	return FormatDiagnostic(d.Pos, sev, d.Msg)
+	return FormatDiagnostic(d.Pos, sev, d.Msg) + d.hintLine()
 }
 
 // String returns the one-line form with the severity always written:

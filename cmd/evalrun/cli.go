@@ -22,6 +22,7 @@ type cli struct {
 	Runs      runsCmd      `cmd:"" help:"List the recent runs of the journal .evalrun/journal.db, newest first."`
 	Status    statusCmd    `cmd:"" help:"Show a run of the journal as a tree of its steps, tasks and tools, with the current position."`
 	Plan      planCmd      `cmd:"" help:"Check, run and show Claude-Code-Workflow plans (.workflow/active/WFS-*/)."`
+	Init      initCmd      `cmd:"" help:"Create .evalrun/ with a commented config.toml and a first template; never overwrites."`
 }
 
 // evalFlags are the flags shared by run, eval, task and repl.

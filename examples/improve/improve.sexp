@@ -1,4 +1,4 @@
-; SPEC §20.2: a director–evaluator loop over three templates whose inputs
+; A director–evaluator loop over three templates whose inputs
 ; are inferred from their placeholders (a TaskResult passed as an input
 ; renders as its content).
 ;

@@ -1,4 +1,4 @@
-; SPEC §20.3: find the files about a topic with get-context, summarise each
+; Find the files about a topic with get-context, summarise each
 ; in parallel (subtype subtask inherits nothing, so each call sees only its
 ; own file) and merge the summaries.
 ;

@@ -1,0 +1,314 @@
+package editors_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/evalrun/evalrun/config"
+	"github.com/evalrun/evalrun/engine"
+	"github.com/evalrun/evalrun/templates/jsonschema"
+	"github.com/evalrun/evalrun/value"
+)
+
+const schemaFile = "evalrun-config.schema.json"
+
+func loadSchema(t *testing.T) (*jsonschema.Schema, map[string]any) {
+	t.Helper()
+	data, err := os.ReadFile(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := jsonschema.CompileJSON(string(data))
+	if err != nil {
+		t.Fatalf("%s does not compile: %v", schemaFile, err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return s, doc
+}
+
+// validateTOML decodes TOML text and validates it against the schema,
+// returning the violations as "POINTER: message".
+func validateTOML(t *testing.T, s *jsonschema.Schema, text string) []string {
+	t.Helper()
+	var m map[string]any
+	if err := toml.Unmarshal([]byte(text), &m); err != nil {
+		t.Fatalf("TOML: %v\n%s", err, text)
+	}
+	j, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := value.ParseJSON(string(j))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, viol := range s.Validate(v) {
+		out = append(out, viol.String())
+	}
+	return out
+}
+
+// repositoryConfigs returns every .evalrun/config.toml of the repository.
+func repositoryConfigs(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == "config.toml" && filepath.Base(filepath.Dir(p)) == ".evalrun" {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) < 2 {
+		t.Fatalf("only %d configuration files found", len(files))
+	}
+	return files
+}
+
+// TestSchemaAcceptsEveryConfigOfTheRepository: every .evalrun/config.toml
+// of the repository loads with package config and is valid under the
+// schema, and so is the configuration evalrun init writes, uncommented.
+func TestSchemaAcceptsEveryConfigOfTheRepository(t *testing.T) {
+	s, _ := loadSchema(t)
+	for _, f := range repositoryConfigs(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := config.Load("", f); err != nil {
+			t.Errorf("%s does not load: %v", f, err)
+		}
+		if v := validateTOML(t, s, string(data)); len(v) > 0 {
+			t.Errorf("%s is not valid under the schema: %v", f, v)
+		}
+	}
+	keyLine := regexp.MustCompile(`(?m)^# (\[[a-z._]+\]|[a-z_]+ = .*)$`)
+	var b strings.Builder
+	for _, m := range keyLine.FindAllStringSubmatch(engine.InitConfig, -1) {
+		b.WriteString(m[1] + "\n")
+	}
+	if v := validateTOML(t, s, b.String()); len(v) > 0 {
+		t.Errorf("the configuration of evalrun init, uncommented, is not valid under the schema: %v", v)
+	}
+}
+
+// leafKeys returns the dotted paths of the schema's keys, with "*" for a
+// table of names.
+func leafKeys(doc map[string]any) []string {
+	defs, _ := doc["$defs"].(map[string]any)
+	var keys []string
+	var walk func(prefix string, node map[string]any)
+	walk = func(prefix string, node map[string]any) {
+		if ref, ok := node["$ref"].(string); ok {
+			node = defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
+		}
+		props, _ := node["properties"].(map[string]any)
+		add, _ := node["additionalProperties"].(map[string]any)
+		if len(props) == 0 && add == nil {
+			keys = append(keys, prefix)
+			return
+		}
+		for k, sub := range props {
+			walk(strings.TrimPrefix(prefix+"."+k, "."), sub.(map[string]any))
+		}
+		if add != nil {
+			walk(prefix+".*", add)
+		}
+	}
+	walk("", doc)
+	sort.Strings(keys)
+	return keys
+}
+
+// TestSchemaAgreesWithTheConfigPackage: a configuration setting every key
+// of the schema loads with package config (so the schema offers no key
+// evalrun refuses), and a misspelt key is refused by both.
+func TestSchemaAgreesWithTheConfigPackage(t *testing.T) {
+	s, doc := loadSchema(t)
+	keys := leafKeys(doc)
+	full := `default_provider = "local"
+[providers.local]
+type = "openai"
+base_url = "http://localhost:11434/v1"
+api_key_env = "LOCAL_KEY"
+model = "qwen2.5-coder"
+context_window = 32768
+timeout = "90s"
+temperature = 0.0
+cassette = "c.jsonl"
+[limits]
+max_turns = 4
+context_fraction = 0.5
+concurrency = 2
+recursion_depth = 500
+timeout = "10m"
+max_steps = 100000
+max_string_bytes = 1048576
+llm_attempts = 5
+[context]
+fresh_top_k = 3
+subset_k = 2
+[tools]
+shell_allow = ["git", "go"]
+[roles.reviewer]
+system = "Be brief."
+`
+	// Every key of the schema is set above.
+	var m map[string]any
+	if err := toml.Unmarshal([]byte(full), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if !hasKey(m, strings.Split(k, ".")) {
+			t.Errorf("schema key %s is not exercised by the test configuration", k)
+		}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(path, []byte(full), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.Load("", path); err != nil {
+		t.Errorf("package config refuses a configuration the schema accepts: %v", err)
+	}
+	if v := validateTOML(t, s, full); len(v) > 0 {
+		t.Errorf("the schema refuses the full configuration: %v", v)
+	}
+	for _, bad := range []string{
+		"[limits]\nmax_turn = 3\n",
+		"[providers.x]\nmodle = \"m\"\n",
+		"default_providr = \"x\"\n",
+		"[limits]\nmax_turns = 0\n",
+		"[providers.x]\ntype = \"anthropic\"\n",
+		"[limits]\ncontext_fraction = 1.5\n",
+		"[roles.r]\nprompt = \"x\"\n",
+	} {
+		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, cerr := config.Load("", path)
+		v := validateTOML(t, s, bad)
+		if cerr == nil || len(v) == 0 {
+			t.Errorf("%q: package config error %v, schema violations %v; want both to refuse it", bad, cerr, v)
+		}
+	}
+}
+
+func hasKey(m map[string]any, path []string) bool {
+	if len(path) == 0 {
+		return true
+	}
+	if path[0] == "*" {
+		for _, v := range m {
+			if sub, ok := v.(map[string]any); ok && hasKey(sub, path[1:]) {
+				return true
+			}
+		}
+		return false
+	}
+	v, ok := m[path[0]]
+	if !ok {
+		return false
+	}
+	if len(path) == 1 {
+		return true
+	}
+	sub, ok := v.(map[string]any)
+	return ok && hasKey(sub, path[1:])
+}
+
+// TestConfigurationReferenceListsEveryKey: docs/configuration.md names
+// every key of the schema.
+func TestConfigurationReferenceListsEveryKey(t *testing.T) {
+	_, doc := loadSchema(t)
+	page, err := os.ReadFile("../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range leafKeys(doc) {
+		parts := strings.Split(k, ".")
+		last := parts[len(parts)-1]
+		if !strings.Contains(string(page), "`"+last+"`") {
+			t.Errorf("docs/configuration.md does not document %s", k)
+		}
+	}
+}
+
+// snake turns a Go field name into its TOML key: LLMAttempts → llm_attempts.
+func snake(name string) string {
+	var b strings.Builder
+	r := []rune(name)
+	for i, c := range r {
+		upper := c >= 'A' && c <= 'Z'
+		if upper && i > 0 {
+			prevLower := r[i-1] >= 'a' && r[i-1] <= 'z'
+			nextLower := i+1 < len(r) && r[i+1] >= 'a' && r[i+1] <= 'z'
+			if prevLower || (nextLower && r[i-1] >= 'A' && r[i-1] <= 'Z') {
+				b.WriteByte('_')
+			}
+		}
+		b.WriteString(strings.ToLower(string(c)))
+	}
+	return b.String()
+}
+
+// TestSchemaCoversConfigFields: every field of the configuration's
+// sections (package config) is a key of the schema, of the configuration
+// evalrun init writes and of docs/configuration.md, so a key added to
+// evalrun cannot be left out of them.
+func TestSchemaCoversConfigFields(t *testing.T) {
+	_, doc := loadSchema(t)
+	keys := map[string]bool{}
+	for _, k := range leafKeys(doc) {
+		keys[k] = true
+	}
+	page, err := os.ReadFile("../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sec := range []struct {
+		prefix string
+		typ    reflect.Type
+	}{
+		{"providers.*", reflect.TypeOf(config.Provider{})},
+		{"limits", reflect.TypeOf(config.Limits{})},
+		{"context", reflect.TypeOf(config.Context{})},
+		{"tools", reflect.TypeOf(config.Tools{})},
+	} {
+		for i := 0; i < sec.typ.NumField(); i++ {
+			key := snake(sec.typ.Field(i).Name)
+			path := sec.prefix + "." + key
+			if !keys[path] {
+				t.Errorf("config.%s.%s: the schema has no key %s", sec.typ.Name(), sec.typ.Field(i).Name, path)
+			}
+			if !strings.Contains(engine.InitConfig, "# "+key+" = ") {
+				t.Errorf("config.%s.%s: the configuration of evalrun init does not show %s", sec.typ.Name(), sec.typ.Field(i).Name, key)
+			}
+			if !strings.Contains(string(page), "`"+key+"`") {
+				t.Errorf("config.%s.%s: docs/configuration.md does not document %s", sec.typ.Name(), sec.typ.Field(i).Name, key)
+			}
+		}
+	}
+	for _, tc := range [][2]string{{"LLMAttempts", "llm_attempts"}, {"APIKeyEnv", "api_key_env"}, {"BaseURL", "base_url"}, {"FreshTopK", "fresh_top_k"}} {
+		if got := snake(tc[0]); got != tc[1] {
+			t.Errorf("snake(%s) = %s, want %s", tc[0], got, tc[1])
+		}
+	}
+}

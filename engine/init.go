@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// InitConfig is the .evalrun/config.toml that Init writes: every key of
+// SPEC §18 that the configuration accepts, commented out, with its default.
+// Removing the "# " in front of a key line gives a valid configuration
+// (a test checks it).
+const InitConfig = `# evalrun configuration of this project. Every key is shown with its
+# default, commented out; uncomment a line to change it. The global file
+# ~/.config/evalrun/config.toml (or $EVALRUN_HOME/config.toml) is read first
+# and this one wins key by key. Reference: docs/configuration.md.
+
+# The provider of calls that neither --provider nor the template chooses.
+# Without it: openai when OPENAI_API_KEY is set, else the offline echo
+# provider, which answers every task with the prompt it was sent.
+# default_provider = "openai"
+
+# Any OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp, LM Studio,
+# OpenRouter). The names openai, echo and replay exist without a section.
+# [providers.local]
+# type = "openai"                      # openai, echo or replay
+# base_url = "http://localhost:11434/v1"
+# api_key_env = "OPENAI_API_KEY"       # the variable holding the key; never the key itself
+# model = "gpt-4o-mini"
+# context_window = 128000
+# timeout = "120s"
+# temperature = 0.2                    # sent only when set
+
+# Answers recorded with --record, replayed offline.
+# [providers.replay]
+# type = "replay"
+# cassette = ".evalrun/cassette.jsonl"
+
+# [limits]
+# max_turns = 10                       # assistant messages per task
+# context_fraction = 0.8               # share of context_window a task may fill
+# concurrency = 8                      # task and tool executions at once
+# recursion_depth = 10000              # nested calls
+# timeout = ""                         # for the whole run, e.g. "10m"; "" = none
+# max_steps = 0                        # evaluation steps; 0 = unlimited
+# max_string_bytes = 67108864          # largest string a workflow may build
+# llm_attempts = 3                     # tries per model request (429, 5xx, network)
+
+# [context]
+# fresh_top_k = 5                      # files a fresh_context lookup delivers
+# subset_k = 5                         # ambient items inherit_context="subset" keeps
+
+# [tools]
+# shell_allow = ["git", "go"]          # programs system_execute_shell_command may start; [] = tool off
+
+# [roles.default]
+# system = "You are a helpful assistant."
+`
+
+// InitTemplate is the first template Init writes, .evalrun/templates/hello.xml.
+const InitTemplate = `<!-- A first template. Call it from a workflow as (hello (name "Ada")),
+     or run it alone with: evalrun task hello, setting the input name=Ada.
+     Reference: docs/templates.md -->
+<task name="hello" type="atomic">
+  <description>Greet someone by name in one friendly sentence</description>
+  <inputs>
+    <input name="name" type="string">Who to greet</input>
+    <input name="tone" type="string" default="friendly">The tone of the greeting</input>
+  </inputs>
+  <instructions>Write a one-sentence {{tone}} greeting for {{name}}.</instructions>
+</task>
+`
+
+// InitGitignore keeps the run's local state out of version control.
+const InitGitignore = `# Local state of evalrun runs; the configuration and templates are shared.
+journal.db*
+index.db*
+dry-run/
+`
+
+// InitFiles are the files Init creates, relative to the directory, in the
+// order they are written.
+var InitFiles = []struct {
+	Path, Text string
+}{
+	{".evalrun/config.toml", InitConfig},
+	{".evalrun/templates/hello.xml", InitTemplate},
+	{".evalrun/.gitignore", InitGitignore},
+}
+
+// ErrInitExists is the error of Init when a file it would create exists.
+var ErrInitExists = errors.New("already exists")
+
+// Init creates the .evalrun directory of a new project in dir: a
+// config.toml with every key commented out at its default, a first
+// template and a .gitignore for the journal and index. It refuses to
+// overwrite: when any of those files exists, nothing is written and the
+// error wraps ErrInitExists and names the file (joined to dir). It returns the paths it
+// created, relative to dir.
+func Init(dir string) ([]string, error) {
+	for _, f := range InitFiles {
+		_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		if err == nil {
+			return nil, fmt.Errorf("%s %w; nothing was written", filepath.ToSlash(filepath.Join(dir, f.Path)), ErrInitExists)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("init: %w", err)
+		}
+	}
+	var created []string
+	for _, f := range InitFiles {
+		path := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return created, fmt.Errorf("init: %w", err)
+		}
+		// O_EXCL: a file that appeared since the check is not overwritten.
+		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return created, fmt.Errorf("%s %w", filepath.ToSlash(filepath.Join(dir, f.Path)), ErrInitExists)
+			}
+			return created, fmt.Errorf("init: %w", err)
+		}
+		_, werr := fh.WriteString(f.Text)
+		if cerr := fh.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return created, fmt.Errorf("init: %w", werr)
+		}
+		created = append(created, f.Path)
+	}
+	return created, nil
+}

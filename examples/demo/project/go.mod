@@ -1,0 +1,3 @@
+module example.com/httpclient
+
+go 1.22
