@@ -46,6 +46,8 @@ type Config struct {
 	Roles map[string]string
 	// Files lists the configuration files that were read, in merge order.
 	Files []string
+	// Agents, roles with UTD fields, contexts and tasks (SPEC §22).
+	AgentConfig
 }
 
 // Provider is one [providers.NAME] section. Zero values mean "not set".
