@@ -121,8 +121,8 @@ func TestPromptReachesTheAgentByteForByte(t *testing.T) {
 		t.Errorf("content = %q, want %q (one final newline removed)", res.Content, "ok")
 	}
 	exe, _ := os.Executable()
-	wantArgv := append([]string{"EVALRUN_FAKE_AGENT=1", "FAKE_RECORD=" + rec, "FAKE_STDOUT=ok\n", exe}, want...)
-	wantArgv[5], wantArgv[6] = "{prompt}", "--msg={prompt}!"
+	wantArgv := append([]string{exe}, want...)
+	wantArgv[2], wantArgv[3] = "{prompt}", "--msg={prompt}!"
 	if !slices.Equal(res.Argv, wantArgv) {
 		t.Errorf("journal argv\n got %q\nwant %q", res.Argv, wantArgv)
 	}

@@ -72,14 +72,16 @@ func (d Definition) Prepare(c Call, roleFile string) (*Invocation, error) {
 }
 
 // Display returns the invocation's words as the journal and dry-run files
-// show them: environment assignments first, the prompt shown as {prompt}
+// show them: the command's leading environment assignments first (not the
+// definition's env, which may hold secrets), the prompt shown as {prompt}
 // and the role file as {role_file}.
 func (d Definition) Display(c Call) ([]string, error) {
 	inv, err := d.expand(c, PromptMarker, RoleFileMarker)
 	if err != nil {
 		return nil, err
 	}
-	return append(inv.Env, inv.Argv...), nil
+	// The definition's env is left out: it may hold secrets.
+	return append(inv.Env[len(d.Env):], inv.Argv...), nil
 }
 
 // expand substitutes the placeholders of the definition's command.
