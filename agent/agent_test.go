@@ -525,3 +525,34 @@ func TestReadOnlyArgsAndEmptyModel(t *testing.T) {
 		t.Errorf("argv %q", r.Argv)
 	}
 }
+
+func TestKillAll(t *testing.T) {
+	dir := t.TempDir()
+	pidfile := filepath.Join(dir, "pids")
+	d := fake(t, "", map[string]string{"FAKE_MODE": "hang", "FAKE_IGNORE_TERM": "1", "FAKE_GRANDCHILD": "1", "FAKE_PIDFILE": pidfile})
+	r := runner()
+	r.Grace = time.Hour // only KillAll can end it in time
+	started := make(chan int, 1)
+	r.OnStart = func(_ agent.Definition, pid int) { started <- pid }
+	done := make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		_, err := r.Run(ctx, d, agent.Call{Root: dir})
+		done <- err
+	}()
+	pgid := <-started
+	for len(pids(t, pidfile)) < 2 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	agent.KillAll()
+	select {
+	case err := <-done:
+		if ae := agentError(t, err); ae.ExitCode != 128+int(syscall.SIGKILL) {
+			t.Errorf("exit code %d", ae.ExitCode)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after KillAll")
+	}
+	assertGone(t, pgid, pids(t, pidfile)...)
+}

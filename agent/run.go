@@ -329,6 +329,8 @@ func (r *Runner) start(ctx context.Context, d Definition, path string, inv *Invo
 		cmd.Stdin.(*os.File).Close()
 	}
 	pgid := cmd.Process.Pid
+	live.add(pgid)
+	defer live.remove(pgid)
 	if r.OnStart != nil {
 		r.OnStart(d, pgid)
 	}
@@ -550,3 +552,34 @@ func (p *prefixWriter) emit() {
 }
 
 func (p *prefixWriter) flush() { p.emit() }
+
+// live holds the process groups of the agents running in this process.
+var live = &groups{m: map[int]bool{}}
+
+type groups struct {
+	mu sync.Mutex
+	m  map[int]bool
+}
+
+func (g *groups) add(pgid int) {
+	g.mu.Lock()
+	g.m[pgid] = true
+	g.mu.Unlock()
+}
+
+func (g *groups) remove(pgid int) {
+	g.mu.Lock()
+	delete(g.m, pgid)
+	g.mu.Unlock()
+}
+
+// KillAll sends SIGKILL to the process group of every agent running in
+// this process. A program that must exit at once (a second Ctrl-C) calls
+// it first, so that no agent process outlives it.
+func KillAll() {
+	live.mu.Lock()
+	defer live.mu.Unlock()
+	for pgid := range live.m {
+		signalGroup(pgid, true)
+	}
+}

@@ -64,17 +64,17 @@ type UTD struct {
 type Origin struct {
 	// Scope is global or local.
 	Scope string
-	// File is the configuration file as displayed; Line the table's line.
-	File string
+	// Path is the configuration file as displayed; Line the table's line.
+	Path string
 	Line int
 }
 
 // String returns "local (.evalrun/config.toml:14)".
 func (o Origin) String() string {
-	if o.File == "" {
+	if o.Path == "" {
 		return o.Scope
 	}
-	return fmt.Sprintf("%s (%s:%d)", o.Scope, o.File, o.Line)
+	return fmt.Sprintf("%s (%s:%d)", o.Scope, o.Path, o.Line)
 }
 
 // Role is a [roles.NAME] table.
@@ -437,7 +437,7 @@ func (m *merger) scopeOf(f *file) string {
 // origin returns where a table of f is.
 func (m *merger) originOf(f *file, path ...string) Origin {
 	p := f.at(path...).Position()
-	return Origin{Scope: m.scopeOf(f), File: f.src.Name, Line: p.Line}
+	return Origin{Scope: m.scopeOf(f), Path: f.src.Name, Line: p.Line}
 }
 
 // overlayAgentTables merges the tables of SPEC §22 of one file.
@@ -454,7 +454,7 @@ func (m *merger) overlayAgentTables(f *file, raw *rawFile) {
 		a := raw.AgentsRaw[name]
 		o := m.originOf(f, "agents", name)
 		d := agent.Definition{Name: name, Command: *a.Command, Models: a.Models, Env: a.Env,
-			ReadOnlyArgs: slices.Clone(a.ReadOnlyArgs), Scope: o.Scope, Source: fmt.Sprintf("%s:%d", o.File, o.Line)}
+			ReadOnlyArgs: slices.Clone(a.ReadOnlyArgs), Scope: o.Scope, Source: fmt.Sprintf("%s:%d", o.Path, o.Line)}
 		setString(&d.Description, a.Description)
 		setString(&d.Bin, a.Bin)
 		if a.Stdin != nil {

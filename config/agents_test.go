@@ -102,7 +102,7 @@ prompt = "Explain simply: {instructions}"
 	}
 	wantRole := Role{Name: "reviewer", Description: "Reviews code",
 		UTD:    UTD{File: "~/roles/reviewer.md", Prompt: "{file_contents}\nToday is {date}.", CommandTimeout: 5 * time.Second},
-		Origin: Origin{Scope: "global", File: "~/.config/evalrun/config.toml", Line: 17}}
+		Origin: Origin{Scope: "global", Path: "~/.config/evalrun/config.toml", Line: 17}}
 	if diff := cmp.Diff(wantRole, c.RoleDefs["reviewer"]); diff != "" {
 		t.Errorf("role (-want +got):\n%s", diff)
 	}
@@ -122,7 +122,7 @@ prompt = "Explain simply: {instructions}"
 	}
 	wantTask := Task{Name: "git-diff-review", Alias: "gdr", Description: "Review git diff changes", Role: "reviewer", Agent: "claude",
 		UTD:    UTD{Command: "git diff --staged", Shell: "bash", CommandTimeout: 45 * time.Second, Prompt: "Review this.\n{instructions}\n{command_output}\n"},
-		Origin: Origin{Scope: "global", File: "~/.config/evalrun/config.toml", Line: 28}}
+		Origin: Origin{Scope: "global", Path: "~/.config/evalrun/config.toml", Line: 28}}
 	if diff := cmp.Diff(wantTask, c.Tasks["git-diff-review"]); diff != "" {
 		t.Errorf("task (-want +got):\n%s", diff)
 	}
