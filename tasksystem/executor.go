@@ -411,6 +411,15 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskJournal) *va
 	if providerErr != nil && !useAgent {
 		return fail(ReasonConfiguration, providerErr.Error())
 	}
+	if useAgent {
+		// The agent's model: --model, else the template's, else the
+		// agent's default, through its models map.
+		name := e.opts.Model
+		if name == "" {
+			name = t.Model
+		}
+		model = agentDef.Model(name)
+	}
 	hist := effectiveHistory(t.History, req.History)
 
 	// Inputs win over built-ins.
@@ -467,12 +476,8 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskJournal) *va
 		return failWith(err)
 	}
 	if useAgent {
-		name := e.opts.Model
-		if name == "" {
-			name = t.Model
-		}
 		return e.runAgent(ctx, t, agentCall{
-			def: agentDef, model: agentDef.Model(name), system: joinPrompt(base, system),
+			def: agentDef, model: model, system: joinPrompt(base, system),
 			user: joinPrompt(e.opts.Contexts, block.String(), user), instr: user, seq: seq, record: hist.record,
 			inputs: inputsDict(inputs), notes: notes, finish: finish, journal: j,
 		})
