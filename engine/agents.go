@@ -204,7 +204,7 @@ func (e *Engine) contextsText(ctx context.Context, cfg *config.Config) (string, 
 			return "", errorf(KindConfig, "context '%s': %v", c.Name, err)
 		}
 		fmt.Fprintf(&list, "  ✓ %-*s   %s\n", width, c.Name, where)
-		if text != "" {
+		if text = strings.TrimRight(text, "\n"); text != "" {
 			parts = append(parts, text)
 		}
 	}

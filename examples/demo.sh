@@ -61,3 +61,16 @@ run "$d" run overview.sexp --set topic="HTTP retries and backoff"
 d=$tmp/release
 cp -R "$examples/release" "$d"
 run "$d" run release.sexp --set goal="Honour Retry-After in the HTTP client"
+
+# SPEC §22: tasks executed by coding agents. The fake claude and codex
+# programs of fake-bin/ print the output shapes of Claude Code and Codex;
+# with the real agents installed, drop the PATH change.
+d=$tmp/agents
+cp -R "$examples/agents" "$d"
+(
+	export PATH="$d/fake-bin:$PATH"
+	run "$d" agents list
+	run "$d" run agents.sexp
+	run "$d" task ex "the retry loop"
+	run "$d" run agents.sexp --dry-run
+)

@@ -55,6 +55,7 @@ func TestExamplesCheck(t *testing.T) {
 		{"improve", "improve.sexp"},
 		{"overview", "overview.sexp"},
 		{"release", "release.sexp"},
+		{"agents", "agents.sexp"},
 		{".", "greet.sexp"},
 		{".", "fanout.sexp"},
 		{".", "refine.sexp"},
