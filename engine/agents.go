@@ -389,3 +389,46 @@ func (w *Workspace) AddAsset(name, scope, as string, getenv func(string) string)
 	}
 	return w.Display(p), nil
 }
+
+// AgentDiagnostics reports, for `check` (SPEC §22.2), every template of
+// the global, local or dir scope (configured tasks included) whose agent
+// is unknown (an error) or whose agent's program is not on PATH (a
+// warning, since check may run where the agents are not installed), and
+// a default_agent whose program is missing.
+func (w *Workspace) AgentDiagnostics() []templates.Diagnostic {
+	cfg := w.Config
+	found := map[string]bool{}
+	for _, a := range w.Agents() {
+		found[a.Name] = a.Path != ""
+	}
+	program := func(name string) string {
+		for _, a := range w.Agents() {
+			if a.Name == name {
+				return a.Program
+			}
+		}
+		return name
+	}
+	var out []templates.Diagnostic
+	for _, e := range w.Templates.Entries {
+		t := e.Template
+		if t.Scope == templates.ScopeBuiltin || e.ShadowedBy != nil || t.Agent == "" || t.Agent == "none" {
+			continue
+		}
+		pos := templatePos(e)
+		if _, ok := cfg.AgentDefinition(t.Agent); !ok {
+			out = append(out, templates.Diagnostic{Pos: pos, Severity: templates.SeverityError,
+				Msg: fmt.Sprintf("template '%s': %s", t.Name, cfg.UnknownAgent(t.Agent))})
+			continue
+		}
+		if !found[t.Agent] {
+			out = append(out, templates.Diagnostic{Pos: pos, Severity: templates.SeverityWarning,
+				Msg: fmt.Sprintf("template '%s': agent '%s': program '%s' not found in PATH", t.Name, t.Agent, program(t.Agent))})
+		}
+	}
+	if a := cfg.DefaultAgent; a != "" && a != "none" && !found[a] {
+		out = append(out, templates.Diagnostic{Severity: templates.SeverityWarning,
+			Msg: fmt.Sprintf("default_agent '%s': program '%s' not found in PATH", a, program(a))})
+	}
+	return out
+}
