@@ -215,6 +215,18 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 			return e.replayed(j, r, u, turns, a.seq, a.instr, t.Name, a.record)
 		}
 	}
+	// The context limit of §14.2, on the system and user prompts, before
+	// the process starts; an agent has the default context window.
+	if limit := e.agentContextLimit(t); limit > 0 {
+		count := e.opts.Counter
+		if count == nil {
+			count = tokens.O200k()
+		}
+		used := count.Count(a.system) + count.Count(a.user) + 2*tokens.PerMessage + tokens.ReplyPriming
+		if used > limit {
+			return resourceExhausted(&handler.LimitError{Resource: handler.ResourceContext, Used: used, Limit: limit}, a.finish())
+		}
+	}
 	call := agent.Call{Prompt: a.user, System: a.system, Model: a.model, Date: string(e.date),
 		Instructions: string(e.instructions), Task: t.Name, Root: e.roots.root, ReadOnly: s.ReadOnly}
 	// The model is already mapped: the definition must not map it again.
@@ -338,4 +350,18 @@ func (e *Executor) addAgentUsage(r *agent.Result, j *taskJournal) {
 	e.usage.InputTokens += u.InputTokens
 	e.usage.OutputTokens += u.OutputTokens
 	e.usage.Turns += turns
+}
+
+// agentContextLimit is floor(window × fraction) for an agent call: the
+// default context window, the template's max_context_fraction, else
+// limits.context_fraction, else the handler's default.
+func (e *Executor) agentContextLimit(t *templates.Template) int {
+	fraction := t.Limits.MaxContextFraction
+	if fraction == 0 {
+		fraction = e.opts.ContextFraction
+	}
+	if fraction == 0 {
+		fraction = handler.DefaultContextFraction
+	}
+	return int(float64(handler.DefaultContextWindow) * fraction)
 }

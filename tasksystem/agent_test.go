@@ -364,3 +364,24 @@ func TestAgentDryRun(t *testing.T) {
 		t.Error("the agent ran in a dry run")
 	}
 }
+
+// The context limit is checked before the agent starts.
+func TestAgentContextLimit(t *testing.T) {
+	f := newFakeAgent(t)
+	lookup := func(string) (agent.Definition, bool) { return f.def("x", agent.FormatText), true }
+	e := NewExecutor(Options{WorkDir: f.dir, Counter: tokensByWord{}, AgentSettings: AgentSettings{Agent: "fake", LookupAgent: lookup}})
+	tm := agentTemplate(t, "")
+	tm.Limits.MaxContextFraction = 0.0001 // floor(128000 × 0.0001) = 12 tokens
+	r := e.Execute(context.Background(), Request{Template: tm, Named: []NamedArg{{"focus", value.String("x")}}})
+	// system "You are a helpful assistant.\n\nFocus on x." = 8 words, user 4 words, 2×4 + 3
+	if r.Status != value.StatusFailed || r.Content != "Resource exhausted: context (23/12)" {
+		t.Errorf("got %s %q", r.Status, r.Content)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "argv")); err == nil {
+		t.Error("the agent started although the prompt was over the limit")
+	}
+}
+
+type tokensByWord struct{}
+
+func (tokensByWord) Count(s string) int { return len(strings.Fields(s)) }
