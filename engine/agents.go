@@ -17,6 +17,7 @@ import (
 	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/handler"
 	"github.com/evalrun/evalrun/internal/suggest"
+	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
 )
@@ -416,6 +417,13 @@ func (w *Workspace) AgentDiagnostics() []templates.Diagnostic {
 			continue
 		}
 		pos := templatePos(e)
+		if e.Dir != nil && e.Dir.Path == "" && t.Path != "" {
+			// A configured task: its table in the configuration file.
+			if data, err := os.ReadFile(absTo(w.WorkDir, t.Path)); err == nil {
+				text := string(data)
+				pos = sexp.Pos{Src: sexp.NewSource(t.Path, text), Off: offsetOf(text, t.Line, 1)}
+			}
+		}
 		if _, ok := cfg.AgentDefinition(t.Agent); !ok {
 			out = append(out, templates.Diagnostic{Pos: pos, Severity: templates.SeverityError,
 				Msg: fmt.Sprintf("template '%s': %s", t.Name, cfg.UnknownAgent(t.Agent))})
