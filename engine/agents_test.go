@@ -292,3 +292,35 @@ func TestWorkspaceListsAgentsRolesContexts(t *testing.T) {
 		t.Errorf("second AddAsset: %v", err)
 	}
 }
+
+// --record writes agent answers; --provider replay answers agent calls
+// from the cassette without starting the agents.
+func TestAgentRecordReplay(t *testing.T) {
+	dir := agentProject(t)
+	cassette := filepath.Join(dir, "agents.jsonl")
+	e := open(t, engine.Options{WorkDir: dir, Getenv: env(t), Record: cassette})
+	first, err := e.Eval(context.Background(), "<test>", `(list (get-field (review (focus "x")) "content") (get-field (summary) "content"))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(cassette)
+	if n := strings.Count(string(data), "\n"); n != 2 || !strings.Contains(string(data), `"cost_usd":0.5`) {
+		t.Fatalf("cassette of %d lines:\n%s", n, data)
+	}
+	os.RemoveAll(filepath.Join(dir, "calls"))
+	os.Remove(filepath.Join(dir, "fake-codex.sh"))
+	e = open(t, engine.Options{WorkDir: dir, Getenv: env(t, "EVALRUN_CASSETTE", cassette), Provider: "replay"})
+	second, err := e.Eval(context.Background(), "<test>", `(list (get-field (review (focus "x")) "content") (get-field (summary) "content"))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !value.Equal(first, second) {
+		t.Errorf("replayed %v, recorded %v", second, first)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "calls")); err == nil {
+		t.Error("an agent ran under replay")
+	}
+}
