@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/value"
@@ -322,5 +323,45 @@ func TestAgentRecordReplay(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "calls")); err == nil {
 		t.Error("an agent ran under replay")
+	}
+}
+
+// A failing sibling of parallel-map cancels the agent calls running beside
+// it: their process groups are ended and no process is left behind.
+func TestAgentCancelledBySibling(t *testing.T) {
+	dir := project(t, map[string]string{
+		".evalrun/config.toml":        "[agents.hang]\ncommand = \"./hang.sh\"\n[agents.ready]\ncommand = \"./ready.sh\"\n",
+		".evalrun/templates/wait.xml": `<task name="wait" type="atomic"><description>d</description><agent>hang</agent><instructions>n={{n}}</instructions></task>`,
+		".evalrun/templates/ready.xml": `<task name="ready" type="atomic"><description>d</description><agent>ready</agent><instructions>ready?</instructions></task>`,
+	})
+	for name, script := range map[string]string{
+		"hang.sh": "#!/bin/sh\necho $$ >> pids\nsleep 30 &\necho $! >> pids\nwait\n",
+		// ready.sh returns once both hanging agents and their children run.
+		"ready.sh": "#!/bin/sh\nfor i in $(seq 200); do [ \"$(wc -l < pids 2>/dev/null)\" = 4 ] && break; sleep 0.05; done\necho ok\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := open(t, engine.Options{WorkDir: dir, Getenv: env(t)})
+	start := time.Now()
+	_, err := e.Eval(context.Background(), "<test>",
+		`(parallel-map (lambda (i) (if (= i 0) (progn (ready) (error "boom")) (wait (n i)))) (range 3))`)
+	if err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("err %v", err)
+	}
+	if el := time.Since(start); el > 20*time.Second {
+		t.Errorf("took %v: the agents were not cancelled", el)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "pids"))
+	pids := strings.Fields(string(b))
+	if len(pids) != 4 {
+		t.Fatalf("pids %q: both agents should have started", pids)
+	}
+	for _, p := range pids {
+		n, _ := strconv.Atoi(p)
+		if st, err := os.ReadFile("/proc/" + p + "/stat"); err == nil && !strings.Contains(string(st), ") Z ") {
+			t.Errorf("process %d outlived the cancelled call: %s", n, st)
+		}
 	}
 }
