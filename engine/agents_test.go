@@ -330,8 +330,8 @@ func TestAgentRecordReplay(t *testing.T) {
 // it: their process groups are ended and no process is left behind.
 func TestAgentCancelledBySibling(t *testing.T) {
 	dir := project(t, map[string]string{
-		".evalrun/config.toml":        "[agents.hang]\ncommand = \"./hang.sh\"\n[agents.ready]\ncommand = \"./ready.sh\"\n",
-		".evalrun/templates/wait.xml": `<task name="wait" type="atomic"><description>d</description><agent>hang</agent><instructions>n={{n}}</instructions></task>`,
+		".evalrun/config.toml":         "[agents.hang]\ncommand = \"./hang.sh\"\n[agents.ready]\ncommand = \"./ready.sh\"\n",
+		".evalrun/templates/wait.xml":  `<task name="wait" type="atomic"><description>d</description><agent>hang</agent><instructions>n={{n}}</instructions></task>`,
 		".evalrun/templates/ready.xml": `<task name="ready" type="atomic"><description>d</description><agent>ready</agent><instructions>ready?</instructions></task>`,
 	})
 	for name, script := range map[string]string{
