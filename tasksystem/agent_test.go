@@ -29,7 +29,6 @@ exit ${FAKE_EXIT:-0}
 
 type fakeAgentEnv struct {
 	dir, script string
-	starts      int
 }
 
 func newFakeAgent(t *testing.T) *fakeAgentEnv {
@@ -249,9 +248,8 @@ type memJournal struct {
 }
 
 type memRecord struct {
-	j         *memJournal
-	key       string
-	replayedR bool
+	j   *memJournal
+	key string
 }
 
 func (j *memJournal) BeginTask(ctx context.Context, name, hash string, inputs value.Value) CallRecord {
