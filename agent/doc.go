@@ -24,6 +24,12 @@
 //     is literal text; {name} with an unknown name is a configuration error.
 //   - {bin} is the definition's Bin, else the command's first program word,
 //     else the agent's name.
+//   - The program is looked up on PATH; a word with a slash is a path,
+//     relative to the project root (the call's Root).
+//   - An empty {model} word is left out with the option before it, so that
+//     the agent's own default model applies.
+//   - Display (the journal's and dry run's argv) leaves out the
+//     definition's env, which may hold secrets.
 //   - A non-zero exit whose stderr is empty reports the error the format
 //     parser found in stdout (claude's .result, codex's turn.failed) instead.
 //   - A codex-jsonl stream without an agent_message item is a parse failure.
