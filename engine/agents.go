@@ -35,6 +35,9 @@ type AgentOptions struct {
 	// AgentLog, when set, receives the agents' stderr lines prefixed
 	// "[NAME] " (-v).
 	AgentLog io.Writer
+	// ReadOnly appends each agent's read_only_args to its command (for
+	// analysis runs, SPEC §23.7).
+	ReadOnly bool
 }
 
 // KillAgents kills the process group of every agent running in this
@@ -63,6 +66,7 @@ func (e *Engine) agentSettings(ctx context.Context, cfg *config.Config) (tasksys
 		LookupAgent:  cfg.AgentDefinition,
 		AgentNames:   cfg.AgentNames,
 		Runner:       runner,
+		ReadOnly:     opts.ReadOnly,
 		Role:         opts.Role,
 		DefaultRole:  cfg.DefaultRole,
 		RoleText:     newRoleResolver(cfg, ws, e.start).text,
