@@ -383,3 +383,17 @@ func TestAgentContextLimit(t *testing.T) {
 type tokensByWord struct{}
 
 func (tokensByWord) Count(s string) int { return len(strings.Fields(s)) }
+
+func TestAgentReadOnly(t *testing.T) {
+	f := newFakeAgent(t)
+	d := f.def("x", agent.FormatText)
+	d.ReadOnlyArgs = []string{"--permission-mode", "plan"}
+	e := NewExecutor(Options{WorkDir: f.dir, AgentSettings: AgentSettings{Agent: "fake", ReadOnly: true,
+		LookupAgent: func(string) (agent.Definition, bool) { return d, true }}})
+	if r := e.Execute(context.Background(), Request{Template: agentTemplate(t, ""), Named: []NamedArg{{"focus", value.String("x")}}}); r.Status != value.StatusComplete {
+		t.Fatal(r.Content)
+	}
+	if got := f.argv(t); !slices.Equal(got[len(got)-2:], []string{"--permission-mode", "plan"}) {
+		t.Errorf("argv %q", got)
+	}
+}
