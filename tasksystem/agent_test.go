@@ -397,3 +397,15 @@ func TestAgentReadOnly(t *testing.T) {
 		t.Errorf("argv %q", got)
 	}
 }
+
+func TestAgentJSONOutput(t *testing.T) {
+	f := newFakeAgent(t)
+	e := NewExecutor(Options{WorkDir: f.dir, AgentSettings: AgentSettings{Agent: "fake",
+		LookupAgent: func(string) (agent.Definition, bool) { return f.def(`{"verdict": "approve", "issues": []}`, agent.FormatText), true }}})
+	tm := agentTemplate(t, "")
+	tm.OutputFormat = &templates.OutputFormat{Type: "json"}
+	r := e.Execute(context.Background(), Request{Template: tm, Named: []NamedArg{{"focus", value.String("x")}}})
+	if r.Status != value.StatusComplete || r.ParsedOrNull().String() != `(dict "verdict" "approve" "issues" nil)` {
+		t.Errorf("got %s %q parsed %v", r.Status, r.Content, r.ParsedOrNull())
+	}
+}
