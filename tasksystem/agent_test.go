@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/evalrun/evalrun/agent"
 	"github.com/evalrun/evalrun/handler"
@@ -407,5 +408,22 @@ func TestAgentJSONOutput(t *testing.T) {
 	r := e.Execute(context.Background(), Request{Template: tm, Named: []NamedArg{{"focus", value.String("x")}}})
 	if r.Status != value.StatusComplete || r.ParsedOrNull().String() != `(dict "verdict" "approve" "issues" nil)` {
 		t.Errorf("got %s %q parsed %v", r.Status, r.Content, r.ParsedOrNull())
+	}
+}
+
+func TestAgentTimeout(t *testing.T) {
+	d := agent.Definition{Name: "slow", Command: "sleep 5", Timeout: 200 * time.Millisecond}
+	e := NewExecutor(Options{WorkDir: t.TempDir(), AgentSettings: AgentSettings{Agent: "slow",
+		LookupAgent: func(string) (agent.Definition, bool) { return d, true }}})
+	start := time.Now()
+	r := e.Execute(context.Background(), Request{Template: agentTemplate(t, ""), Named: []NamedArg{{"focus", value.String("x")}}})
+	if r.Status != value.StatusFailed || r.Content != "agent 'slow' timed out after 200ms" {
+		t.Errorf("got %s %q", r.Status, r.Content)
+	}
+	if reason, _ := r.Notes.Get("error"); reason == nil || !strings.Contains(reason.String(), `"execution_timeout"`) {
+		t.Errorf("error note %v", reason)
+	}
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("took %v", el)
 	}
 }
