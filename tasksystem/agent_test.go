@@ -402,7 +402,9 @@ func TestAgentReadOnly(t *testing.T) {
 func TestAgentJSONOutput(t *testing.T) {
 	f := newFakeAgent(t)
 	e := NewExecutor(Options{WorkDir: f.dir, AgentSettings: AgentSettings{Agent: "fake",
-		LookupAgent: func(string) (agent.Definition, bool) { return f.def(`{"verdict": "approve", "issues": []}`, agent.FormatText), true }}})
+		LookupAgent: func(string) (agent.Definition, bool) {
+			return f.def(`{"verdict": "approve", "issues": []}`, agent.FormatText), true
+		}}})
 	tm := agentTemplate(t, "")
 	tm.OutputFormat = &templates.OutputFormat{Type: "json"}
 	r := e.Execute(context.Background(), Request{Template: tm, Named: []NamedArg{{"focus", value.String("x")}}})
