@@ -60,6 +60,10 @@ func (e *Engine) agentSettings(ctx context.Context, cfg *config.Config) (tasksys
 	runner := agent.NewRunner()
 	runner.DefaultParallel = cfg.Limits.Concurrency
 	runner.Verbose = opts.AgentLog
+	if opts.AgentLog != nil && opts.AgentLog == opts.Stderr {
+		// Whole lines, never interleaved with the run's other messages.
+		runner.Verbose = e.stderr
+	}
 	s := tasksystem.AgentSettings{
 		Agent:        opts.Agent,
 		DefaultAgent: cfg.DefaultAgent,
