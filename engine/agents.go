@@ -32,9 +32,9 @@ type AgentOptions struct {
 	Role string
 	// Contexts are the --context names or tags.
 	Contexts []string
-	// AgentLog, when set, receives the agents' stderr lines prefixed
+	// Verbose streams the agents' stderr to Stderr, each line prefixed
 	// "[NAME] " (-v).
-	AgentLog io.Writer
+	Verbose bool
 	// ReadOnly appends each agent's read_only_args to its command (for
 	// analysis runs, SPEC §23.7).
 	ReadOnly bool
@@ -59,8 +59,7 @@ func (e *Engine) agentSettings(ctx context.Context, cfg *config.Config) (tasksys
 	}
 	runner := agent.NewRunner()
 	runner.DefaultParallel = cfg.Limits.Concurrency
-	runner.Verbose = opts.AgentLog
-	if opts.AgentLog != nil && opts.AgentLog == opts.Stderr {
+	if opts.Verbose {
 		// Whole lines, never interleaved with the run's other messages.
 		runner.Verbose = e.stderr
 	}

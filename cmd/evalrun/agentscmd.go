@@ -20,12 +20,8 @@ type agentFlags struct {
 }
 
 // agentOptions converts the flags for engine.Options.
-func (f agentFlags) agentOptions(stderr io.Writer) engine.AgentOptions {
-	o := engine.AgentOptions{Agent: f.Agent, Role: f.Role, Contexts: f.Context}
-	if f.Verbose {
-		o.AgentLog = stderr
-	}
-	return o
+func (f agentFlags) agentOptions() engine.AgentOptions {
+	return engine.AgentOptions{Agent: f.Agent, Role: f.Role, Contexts: f.Context, Verbose: f.Verbose}
 }
 
 // agentsCmd is "evalrun agents list".
