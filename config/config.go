@@ -49,6 +49,8 @@ type Config struct {
 	Plan Plan
 	// Files lists the configuration files that were read, in merge order.
 	Files []string
+	// Agents, roles with UTD fields, contexts and tasks (SPEC §22).
+	AgentConfig
 }
 
 // Provider is one [providers.NAME] section. Zero values mean "not set".

@@ -28,6 +28,7 @@ type rawFile struct {
 	Tools           *rawTools               `toml:"tools"`
 	Roles           map[string]*rawRole     `toml:"roles"`
 	Plan            *rawPlan                `toml:"plan"`
+	agentTables
 }
 
 type rawProvider struct {
@@ -63,6 +64,8 @@ type rawTools struct {
 
 type rawRole struct {
 	System *string `toml:"system"`
+	rawUTD
+	Description *string `toml:"description"`
 }
 
 // keyKinds describes every key of SPEC §18 by its path, with "*" for the
@@ -111,7 +114,8 @@ func Load(globalPath, localPath string, opts ...Option) (*Config, error) {
 	cfg := Default()
 	m := merger{cfg: cfg, origin: map[string]sexp.Pos{}}
 	var errs ErrorList
-	for _, path := range []string{globalPath, localPath} {
+	for i, path := range []string{globalPath, localPath} {
+		m.local = i == 1
 		if path == "" {
 			continue
 		}
@@ -303,7 +307,7 @@ func withArticle(kind string) string {
 // replaced by "*", as keyKinds lists it.
 func generic(key []string) string {
 	k := slices.Clone(key)
-	if len(k) > 1 && (k[0] == "providers" || k[0] == "roles") {
+	if len(k) > 1 && (k[0] == "providers" || k[0] == "roles" || namedTables[k[0]]) {
 		k[1] = "*"
 	}
 	return strings.Join(k, ".")
@@ -464,6 +468,7 @@ func (f *file) validate(raw *rawFile) ErrorList {
 			}
 		}
 	}
+	errs = append(errs, f.validateAgentTables(raw)...)
 	return errs
 }
 

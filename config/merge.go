@@ -15,6 +15,8 @@ import (
 type merger struct {
 	cfg    *Config
 	origin map[string]sexp.Pos
+	// local is set once the first file read has been merged.
+	local bool
 }
 
 func (m *merger) set(f *file, path ...string) {
@@ -97,6 +99,7 @@ func (m *merger) overlay(f *file, raw *rawFile) {
 		}
 		c.Roles[name] = sys
 	}
+	m.overlayAgentTables(f, raw)
 }
 
 // check validates what only the merged configuration shows: every
@@ -121,5 +124,5 @@ func (m *merger) check() ErrorList {
 			Msg: fmt.Sprintf("default_provider: unknown provider '%s' (known: %s)", dp, strings.Join(c.ProviderNames(), ", ")),
 		})
 	}
-	return errs
+	return append(errs, m.checkAgentTables()...)
 }

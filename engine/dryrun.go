@@ -15,6 +15,7 @@ import (
 
 	"github.com/evalrun/evalrun/handler"
 	"github.com/evalrun/evalrun/handler/tokens"
+	"github.com/evalrun/evalrun/templates"
 )
 
 // newRunID returns a run id of SPEC §16.1: the start time and four random
@@ -166,4 +167,53 @@ func (d *dryRun) summary() string {
 		noun = "prompt"
 	}
 	return fmt.Sprintf("dry run: %d %s written to %s", d.n, noun, d.shown)
+}
+
+// recordAgent writes the prompt file of an agent call (SPEC §22.3): the
+// header names the agent and the argv that would run (the prompt shown as
+// {prompt}); the sections are the system prompt and the user prompt.
+func (d *dryRun) recordAgent(t *templates.Template, agentName string, argv []string, req *handler.Request) error {
+	var b strings.Builder
+	name, source := "(unknown)", ""
+	if t != nil {
+		name, source = t.Name, t.Source()
+	}
+	fmt.Fprintf(&b, "# %s\n\n", name)
+	fmt.Fprintf(&b, "- template: %s\n", name)
+	if source != "" {
+		fmt.Fprintf(&b, "- source: %s\n", source)
+	}
+	fmt.Fprintf(&b, "- agent: %s\n", agentName)
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		quoted[i] = shellWord(a)
+	}
+	fmt.Fprintf(&b, "- argv: %s\n", strings.Join(quoted, " "))
+	fmt.Fprintf(&b, "- model: %s\n", req.Model)
+	fmt.Fprintf(&b, "- tokens: %d\n", d.tokens(req))
+	for _, sec := range []struct{ title, text string }{{"system", req.System}, {"user", req.Messages[0].Content}} {
+		fmt.Fprintf(&b, "\n## %s\n\n%s", sec.title, sec.text)
+		if !strings.HasSuffix(sec.text, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.n == 0 {
+		if err := os.MkdirAll(d.dir, 0o755); err != nil {
+			return err
+		}
+	}
+	d.n++
+	file := fmt.Sprintf("%03d-%s.md", d.n, unsafeName.ReplaceAllString(name, "_"))
+	return os.WriteFile(filepath.Join(d.dir, file), []byte(b.String()), 0o644)
+}
+
+// shellWord quotes a word for display when it holds anything but plain
+// characters; {prompt} and {role_file} stay as they are.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:{}@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

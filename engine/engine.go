@@ -75,6 +75,9 @@ type Options struct {
 	// Getenv reads the environment (API keys, EVALRUN_HOME, HOME,
 	// EVALRUN_CASSETTE); nil means os.Getenv.
 	Getenv func(string) string
+	// AgentOptions are --agent, --role, --context and the agents' log
+	// (SPEC §22).
+	AgentOptions
 }
 
 // Engine is one run of evalrun, wired together: the workspace
@@ -213,6 +216,11 @@ func Open(opts Options) (*Engine, error) {
 		e.mem.close()
 		return nil, err
 	}
+	agents, err := e.agentSettings(context.Background(), cfg)
+	if err != nil {
+		e.mem.close()
+		return nil, err
+	}
 	var taskJournal tasksystem.Journal
 	if opts.Journal != nil && !opts.DryRun {
 		j, err := openJournal(ws.Root, opts.Journal, e.start, stderr)
@@ -242,6 +250,7 @@ func Open(opts Options) (*Engine, error) {
 		Tools:           e.tools,
 		Memory:          e.mem,
 		Journal:         taskJournal,
+		AgentSettings:   agents,
 	})
 	ts := evaluator.NewTaskSystem(e.reg, e.exec)
 	ts.Tools = e.tools

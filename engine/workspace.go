@@ -83,12 +83,17 @@ func LoadWorkspace(opts Options) (*Workspace, error) {
 	src.Local = filepath.Join(ws.Root, ".evalrun", "templates")
 	src.Dirs = opts.Templates
 	ws.tools = handler.NewTools(handler.ToolsConfig{Root: ws.Root, WorkDir: wd})
+	tasks, err := configTasks(cfg)
+	if err != nil {
+		return nil, err
+	}
 	ws.Templates, ws.Diagnostics = templates.Load(templates.LoadOptions{
-		Sources:    src,
-		WorkDir:    wd,
-		Home:       ws.Home,
-		KnownTools: ws.tools.HasTool,
-		KnownRoles: cfg.HasRole,
+		Sources:     src,
+		WorkDir:     wd,
+		Home:        ws.Home,
+		KnownTools:  ws.tools.HasTool,
+		KnownRoles:  cfg.HasRole,
+		ConfigTasks: tasks,
 	})
 	return ws, nil
 }

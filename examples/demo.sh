@@ -27,12 +27,27 @@ for f in examples/greet.sexp examples/fanout.sexp examples/refine.sexp; do
 	HOME=$tmp/home EVALRUN_HOME=$tmp/home/evalrun EVALRUN_CEILING_DIRECTORIES=$tmp "$evalrun" run "$f"
 done
 
+# ev ARGS...: show and run one evalrun command in the current directory,
+# with a private home and the fake agents of examples/agents first on PATH.
+ev() {
+	printf '$ evalrun%s\n' "$(printf ' %q' "$@")" >&2
+	PATH="$tmp/agents/fake-bin:$PATH" HOME=$tmp/home EVALRUN_HOME=$tmp/home/evalrun EVALRUN_CEILING_DIRECTORIES=$tmp "$evalrun" "$@"
+}
+cp -R "$repo/examples/agents" "$tmp/agents"
+
 printf '\n== A Claude-Code-Workflow plan (.workflow/active/WFS-jwt-auth/), checked, run and shown\n' >&2
 cp -R "$repo/examples/plan" "$tmp/plan"
 cd "$tmp/plan"
-for args in "plan check" "plan run --dry-run --parallel 3" "plan run --provider echo --parallel 3" "plan status"; do
-	printf '$ evalrun %s\n' "$args" >&2
-	# shellcheck disable=SC2086
-	HOME=$tmp/home EVALRUN_HOME=$tmp/home/evalrun EVALRUN_CEILING_DIRECTORIES=$tmp "$evalrun" $args
-done
+ev plan check
+ev plan run --dry-run --parallel 3
+ev plan run --provider echo --parallel 3
+ev plan status
 cat .workflow/active/WFS-jwt-auth/TODO_LIST.md
+
+printf '\n== Tasks executed by coding agents (fake claude and codex programs that print the real output shapes)\n' >&2
+# With the real claude and codex installed, leave fake-bin off PATH.
+cd "$tmp/agents"
+ev agents list
+ev run agents.sexp
+ev task ex "the retry loop"
+ev run agents.sexp --dry-run

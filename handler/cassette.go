@@ -56,6 +56,8 @@ type recordResponse struct {
 	Content   string      `json:"content"`
 	ToolCalls []ToolCall  `json:"tool_calls"`
 	Usage     recordUsage `json:"usage"`
+	// CostUSD is the cost an agent reported (SPEC §22.3); absent otherwise.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 type recordUsage struct {
@@ -72,6 +74,7 @@ type Replay struct {
 
 	once    sync.Once
 	records map[string]*Response
+	costs   map[string]*float64
 	err     error
 }
 
@@ -96,23 +99,31 @@ func (r *Replay) Complete(ctx context.Context, req *Request) (*Response, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	resp, _, err := r.Lookup(RequestHash(req))
+	return resp, err
+}
+
+// Lookup returns the recorded answer of a hash and the cost recorded with
+// it (nil when none). An unknown hash fails with reason llm_error:
+// "replay: no recorded response for request HASH".
+func (r *Replay) Lookup(hash string) (*Response, *float64, error) {
 	r.once.Do(r.load)
 	if r.err != nil {
-		return nil, r.err
+		return nil, nil, r.err
 	}
-	hash := RequestHash(req)
 	resp, ok := r.records[hash]
 	if !ok {
-		return nil, NewError(ReasonLLMError, "replay: no recorded response for request "+hash, nil)
+		return nil, nil, NewError(ReasonLLMError, "replay: no recorded response for request "+hash, nil)
 	}
 	out := *resp
 	out.ToolCalls = append([]ToolCall(nil), resp.ToolCalls...)
-	return &out, nil
+	return &out, r.costs[hash], nil
 }
 
 // load reads the cassette.
 func (r *Replay) load() {
 	r.records = make(map[string]*Response)
+	r.costs = make(map[string]*float64)
 	data, err := os.ReadFile(r.path)
 	if err != nil {
 		r.err = NewError(ReasonLLMError, "replay: cannot read cassette "+r.path+": "+pathErrorText(err), err)
@@ -137,6 +148,7 @@ func (r *Replay) load() {
 		if _, dup := r.records[rec.Hash]; dup {
 			continue // the first record of a hash wins
 		}
+		r.costs[rec.Hash] = rec.Response.CostUSD
 		r.records[rec.Hash] = &Response{
 			Content:   rec.Response.Content,
 			ToolCalls: rec.Response.ToolCalls,
@@ -175,7 +187,13 @@ func (c *Cassette) Wrap(p Provider) Provider { return &recording{p: p, c: c} }
 // Record appends the answer to req unless its hash is already in the
 // file.
 func (c *Cassette) Record(req *Request, resp *Response) error {
-	hash := RequestHash(req)
+	return c.RecordHash(RequestHash(req), req.Model, resp, nil)
+}
+
+// RecordHash appends an answer under a hash computed by the caller (an
+// agent call's hash adds the agent's name, SPEC §22.3), with the cost the
+// answer reported when known, unless the hash is already in the file.
+func (c *Cassette) RecordHash(hash, model string, resp *Response, costUSD *float64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.open(); err != nil {
@@ -190,11 +208,12 @@ func (c *Cassette) Record(req *Request, resp *Response) error {
 	}
 	rec := record{
 		Hash:  hash,
-		Model: req.Model,
+		Model: model,
 		Response: recordResponse{
 			Content:   resp.Content,
 			ToolCalls: resp.ToolCalls,
 			Usage:     recordUsage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens},
+			CostUSD:   costUSD,
 		},
 		RecordedAt: now().UTC().Format(time.RFC3339),
 	}

@@ -155,6 +155,9 @@ type Options struct {
 	// Journal records every task call (SPEC §16.2) and sets its
 	// notes.task_id; nil records nothing.
 	Journal Journal
+	// AgentSettings choose and run coding agents, roles and contexts
+	// (SPEC §22).
+	AgentSettings
 }
 
 // Executor runs atomic tasks (SPEC §11.3). It is safe for concurrent use:
@@ -173,6 +176,8 @@ type Executor struct {
 
 	usageMu sync.Mutex
 	usage   RunUsage
+
+	agents agentState
 }
 
 // RunUsage sums the model use of a run (SPEC §17.3): the task calls that
@@ -399,8 +404,21 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskJournal) *va
 	if c.settings, err = EffectiveContext(t.Subtype, t.Context, req.Context); err != nil {
 		return fail(ReasonInputValidation, err.Error())
 	}
-	if providerErr != nil {
+	agentDef, useAgent, err := e.selectAgent(t)
+	if err != nil {
+		return failWith(err)
+	}
+	if providerErr != nil && !useAgent {
 		return fail(ReasonConfiguration, providerErr.Error())
+	}
+	if useAgent {
+		// The agent's model: --model, else the template's, else the
+		// agent's default, through its models map.
+		name := e.opts.Model
+		if name == "" {
+			name = t.Model
+		}
+		model = agentDef.Model(name)
 	}
 	hist := effectiveHistory(t.History, req.History)
 
@@ -453,6 +471,17 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskJournal) *va
 	}
 	notes.Set("file_count", value.Int(len(block.files)))
 
+	base, err := e.basePrompt(ctx, t, model)
+	if err != nil {
+		return failWith(err)
+	}
+	if useAgent {
+		return e.runAgent(ctx, t, agentCall{
+			def: agentDef, model: model, system: joinPrompt(base, system),
+			user: joinPrompt(e.opts.Contexts, block.String(), user), instr: user, seq: seq, record: hist.record,
+			inputs: inputsDict(inputs), notes: notes, finish: finish, journal: j,
+		})
+	}
 	// (8) Run the handler.
 	maxTurns := t.Limits.MaxTurns
 	if maxTurns == 0 {
@@ -465,7 +494,7 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskJournal) *va
 	session := handler.NewSession(handler.SessionConfig{
 		Provider:        provider,
 		Model:           model,
-		System:          e.systemPrompt(t, system, block.String()),
+		System:          joinPrompt(base, system, block.String()),
 		Temperature:     t.Temperature,
 		MaxTurns:        maxTurns,
 		Task:            task,
@@ -480,7 +509,7 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskJournal) *va
 	if hist.use {
 		session.AddMessages(e.state.historyMessages(hist.turns)...)
 	}
-	session.AddUser(user)
+	session.AddUser(joinPrompt(e.opts.Contexts, user))
 	// (7) The request hash, under which the journal records the call.
 	if j != nil {
 		j.session = session
@@ -690,26 +719,6 @@ func haltMessage(ctx context.Context) string {
 		return "cancelled"
 	}
 	return "cancelled: " + cause.Error()
-}
-
-// systemPrompt joins the base prompt (the template's role, else the default
-// role, else DefaultBasePrompt), the rendered <system> text and the context
-// block with blank lines, leaving out empty parts (SPEC §14.1).
-func (e *Executor) systemPrompt(t *templates.Template, system, block string) string {
-	base, ok := e.opts.Roles[t.Role]
-	if t.Role == "" || !ok {
-		base, ok = e.opts.Roles["default"]
-		if !ok {
-			base = DefaultBasePrompt
-		}
-	}
-	parts := make([]string, 0, 3)
-	for _, part := range []string{base, system, block} {
-		if part != "" {
-			parts = append(parts, part)
-		}
-	}
-	return strings.Join(parts, "\n\n")
 }
 
 // selectProvider chooses the provider and model of a call (SPEC §14.5):

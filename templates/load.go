@@ -126,6 +126,10 @@ type LoadOptions struct {
 	// called from several goroutines at once.
 	KnownTools func(name string) bool
 	KnownRoles func(name string) bool
+	// ConfigTasks are the templates of the configuration's [tasks.NAME]
+	// tables (FromConfigTask), registered after the XML templates of their
+	// scope (SPEC §22.6).
+	ConfigTasks []*Template
 }
 
 // Dir is one template directory searched by Load.
@@ -356,7 +360,9 @@ func Load(opts LoadOptions) (*Set, []Diagnostic) {
 			}
 		}
 	}
+	configTasks := configTaskAdder(l, opts.ConfigTasks)
 	for _, df := range all {
+		configTasks(df.dir.Scope - 1)
 		paths := make([]string, len(df.xml))
 		displays := make([]string, len(df.xml))
 		for i, rel := range df.xml {
@@ -373,7 +379,9 @@ func Load(opts LoadOptions) (*Set, []Diagnostic) {
 				l.add(&Entry{Template: t, Dir: df.dir, RelPath: df.xml[i]})
 			}
 		}
+		configTasks(df.dir.Scope)
 	}
+	configTasks(ScopeDefatom)
 	return l.set, l.diags
 }
 

@@ -335,7 +335,7 @@ func orList(values []string) string {
 var (
 	taskAttrs    = []string{"name", "type", "subtype", "alias", "role"}
 	taskChildren = []string{
-		"description", "inputs", "system", "instructions", "model", "provider", "temperature",
+		"description", "inputs", "system", "instructions", "model", "provider", "agent", "temperature",
 		"output_format", "context_management", "file_paths", "command", "file", "allowed_tools",
 		"history_config", "limits", "criteria",
 	}
@@ -437,6 +437,9 @@ func (p *parser) task(el *etree.Element) *parsedTemplate {
 		case "provider":
 			t.Provider = p.textElem(c, modeTrim)
 			p.nonEmpty(c, t.Provider)
+		case "agent":
+			t.Agent = p.textElem(c, modeTrim)
+			p.nonEmpty(c, t.Agent)
 		case "temperature":
 			s := p.textElem(c, modeTrim)
 			f, err := strconv.ParseFloat(s, 64)

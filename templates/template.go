@@ -47,8 +47,11 @@ type Template struct {
 	Inputs         []Input
 	InputsDeclared bool
 
-	Model       string
-	Provider    string
+	Model    string
+	Provider string
+	// Agent is the <agent> element (SPEC §22.2): the coding agent that
+	// executes the task unless --agent says otherwise; "" when absent.
+	Agent       string
 	Temperature *float64
 
 	OutputFormat *OutputFormat

@@ -36,6 +36,12 @@ func (a *app) check(files, setOpts, dirs []string) int {
 	for _, d := range ws.HiddenTemplates() {
 		io.WriteString(a.stderr, d.DisplaySeverity())
 	}
+	for _, d := range ws.AgentDiagnostics() {
+		io.WriteString(a.stderr, d.DisplaySeverity())
+		if d.IsError() {
+			code = exitSyntax
+		}
+	}
 	tasks := evaluator.NewTaskSystem(ws.Registry(), nil)
 	tasks.Tools = ws.Tools()
 

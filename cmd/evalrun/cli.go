@@ -23,19 +23,24 @@ type cli struct {
 	Status    statusCmd    `cmd:"" help:"Show a run of the journal as a tree of its steps, tasks and tools, with the current position."`
 	Plan      planCmd      `cmd:"" help:"Check, run and show Claude-Code-Workflow plans (.workflow/active/WFS-*/)."`
 	Init      initCmd      `cmd:"" help:"Create .evalrun/ with a commented config.toml and a first template; never overwrites."`
+	Agents    agentsCmd    `cmd:"" help:"List the coding agents that can execute task calls."`
+	Roles     rolesCmd     `cmd:"" help:"List the configured roles."`
+	Contexts  contextsCmd  `cmd:"" help:"List the configured contexts."`
+	Doctor    doctorCmd    `cmd:"" help:"Check the configuration, providers, agents, roles, contexts, templates and databases."`
 }
 
 // evalFlags are the flags shared by run, eval, task and repl.
 type evalFlags struct {
-	Set       []string      `name:"set" sep:"none" placeholder:"KEY=VALUE" help:"Bind the global variable KEY (for task: the input KEY); VALUE is read as JSON when it is valid JSON, else taken as a string. Repeatable."`
-	JSON      bool          `name:"json" help:"Print the value as JSON indented by two spaces."`
-	Timeout   time.Duration `name:"timeout" placeholder:"D" help:"End the run with an error after the duration D (Go syntax: 90s, 5m); default [limits] timeout."`
-	Templates []string      `name:"templates" sep:"none" placeholder:"DIR" help:"Load templates from DIR after the global and local ones (scope dir). Repeatable."`
-	Provider  string        `name:"provider" placeholder:"P" help:"Use the provider P (openai, echo, replay or a configured name) for every call."`
-	Model     string        `name:"model" placeholder:"M" help:"Use the model M for every call."`
-	RunFiles  []string      `name:"files" sep:"none" placeholder:"F" help:"Add the file F to the ambient context of the whole run. Repeatable."`
-	DryRun    bool          `name:"dry-run" help:"Use the echo provider, never run the shell tool, and write every prompt to .evalrun/dry-run/RUN-ID/."`
-	Record    string        `name:"record" placeholder:"FILE" help:"Append every model answer to the cassette FILE (JSON Lines) for the replay provider; with --dry-run the echo answers are recorded."`
+	Set        []string      `name:"set" sep:"none" placeholder:"KEY=VALUE" help:"Bind the global variable KEY (for task: the input KEY); VALUE is read as JSON when it is valid JSON, else taken as a string. Repeatable."`
+	JSON       bool          `name:"json" help:"Print the value as JSON indented by two spaces."`
+	Timeout    time.Duration `name:"timeout" placeholder:"D" help:"End the run with an error after the duration D (Go syntax: 90s, 5m); default [limits] timeout."`
+	Templates  []string      `name:"templates" sep:"none" placeholder:"DIR" help:"Load templates from DIR after the global and local ones (scope dir). Repeatable."`
+	Provider   string        `name:"provider" placeholder:"P" help:"Use the provider P (openai, echo, replay or a configured name) for every call."`
+	Model      string        `name:"model" placeholder:"M" help:"Use the model M for every call."`
+	RunFiles   []string      `name:"files" sep:"none" placeholder:"F" help:"Add the file F to the ambient context of the whole run. Repeatable."`
+	DryRun     bool          `name:"dry-run" help:"Use the echo provider, never run the shell tool, and write every prompt to .evalrun/dry-run/RUN-ID/."`
+	Record     string        `name:"record" placeholder:"FILE" help:"Append every model answer to the cassette FILE (JSON Lines) for the replay provider; with --dry-run the echo answers are recorded."`
+	agentFlags `embed:""`
 }
 
 // runCmd is "evalrun run FILE...".
@@ -84,6 +89,7 @@ type templatesCmd struct {
 	Show     templatesShowCmd     `cmd:"" help:"Print a template's XML with its provenance."`
 	Match    templatesMatchCmd    `cmd:"" help:"Match a request against the template descriptions."`
 	Validate templatesValidateCmd `cmd:"" help:"Validate template files."`
+	Add      templatesAddCmd      `cmd:"" help:"Copy an asset template into the local (or global) template directory."`
 }
 
 type templatesListCmd struct {

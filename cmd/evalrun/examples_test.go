@@ -55,12 +55,17 @@ func TestExamplesCheck(t *testing.T) {
 		{"improve", "improve.sexp"},
 		{"overview", "overview.sexp"},
 		{"release", "release.sexp"},
+		{"agents", "agents.sexp"},
 		{".", "greet.sexp"},
 		{".", "fanout.sexp"},
 		{".", "refine.sexp"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			t.Chdir(filepath.Join(root, tc.dir))
+			if tc.dir == "agents" {
+				// The fake claude and codex of the demo.
+				t.Setenv("PATH", filepath.Join(root, "agents", "fake-bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+			}
 			var stdout, stderr bytes.Buffer
 			a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: exampleEnv(t)}
 			// The global variables the examples take with --set.

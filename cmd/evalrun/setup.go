@@ -67,6 +67,7 @@ func (a *app) open(flags evalFlags, instructions string, jn *engine.JournalInfo)
 		Stdin:        a.stdin,
 		Stderr:       a.stderr,
 		Getenv:       a.getenv,
+		AgentOptions: flags.agentOptions(),
 	})
 	if err != nil {
 		return nil, a.openFailed(err)

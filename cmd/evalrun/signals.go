@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/evaluator"
 )
 
@@ -67,6 +68,7 @@ func (s *signals) run(parent context.Context, fn func(ctx context.Context)) (int
 					continue
 				}
 				s.interrupted()
+				engine.KillAgents() // no agent process outlives evalrun
 				os.Exit(exitInterrupted)
 			case <-done:
 				finished <- n > 0

@@ -89,6 +89,7 @@ func (a *app) templatesList(dirs []string, asJSON bool) int {
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 	}
+	b.WriteString(assetsListing(nameW))
 	io.WriteString(a.stdout, b.String())
 	return exitOK
 }

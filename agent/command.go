@@ -1,0 +1,305 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+var spacedPlaceholder = regexp.MustCompile(`\{\{\s*\.?([a-z][a-z0-9_]*)\s*\}\}`)
+
+// Placeholders lists the names a command may use inside braces (SPEC §22.1).
+var Placeholders = []string{"prompt", "role", "role_file", "model", "date", "instructions", "task", "root", "bin"}
+
+func knownPlaceholder(name string) bool {
+	for _, p := range Placeholders {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Command is a command line split into words, each a sequence of literal
+// text and placeholders.
+type Command struct {
+	// Env holds the leading NAME=VALUE words: Env[i].Name and its value
+	// parts.
+	Env []EnvWord
+	// Words holds the program and its arguments.
+	Words []Word
+}
+
+// EnvWord is a leading NAME=VALUE word of a command.
+type EnvWord struct {
+	Name  string
+	Value Word
+}
+
+// Word is one word of a command: literal text and placeholders in order.
+type Word []Part
+
+// Part is a piece of a word: literal text, or a placeholder when Name is
+// set.
+type Part struct {
+	Text string
+	Name string
+}
+
+// ParseCommand splits a command line with POSIX quoting rules and finds the
+// placeholders in each word. Only quoting is interpreted: '…', "…" (where a
+// backslash escapes $ ` " \ and newline) and a backslash outside quotes;
+// every other character, | ; $( included, is literal text.
+func ParseCommand(line string) (Command, error) {
+	// start's {{ .name }} may hold blanks; it is the placeholder {name}
+	// whatever the quoting around it.
+	line = spacedPlaceholder.ReplaceAllString(line, "{$1}")
+	words, err := splitWords(line)
+	if err != nil {
+		return Command{}, err
+	}
+	var c Command
+	for _, w := range words {
+		parts, err := parsePlaceholders(w)
+		if err != nil {
+			return Command{}, err
+		}
+		if len(c.Words) == 0 {
+			if name, val, ok := envAssignment(w); ok {
+				vp, _ := parsePlaceholders(val)
+				c.Env = append(c.Env, EnvWord{Name: name, Value: vp})
+				continue
+			}
+		}
+		c.Words = append(c.Words, parts)
+	}
+	if len(c.Words) == 0 {
+		return Command{}, errors.New("empty command")
+	}
+	return c, nil
+}
+
+// Uses reports whether any word of the command uses the placeholder name.
+func (c Command) Uses(name string) bool {
+	for _, e := range c.Env {
+		if e.Value.uses(name) {
+			return true
+		}
+	}
+	for _, w := range c.Words {
+		if w.uses(name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w Word) uses(name string) bool {
+	for _, p := range w {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Program returns the first program word as written when it holds no
+// placeholder, else "".
+func (c Command) Program() string {
+	w := c.Words[0]
+	if len(w) == 1 && w[0].Name == "" {
+		return w[0].Text
+	}
+	return ""
+}
+
+// expand substitutes vars into the word. An unset name is an error the
+// validation prevented.
+func (w Word) expand(vars map[string]string) string {
+	var b strings.Builder
+	for _, p := range w {
+		if p.Name == "" {
+			b.WriteString(p.Text)
+		} else {
+			b.WriteString(vars[p.Name])
+		}
+	}
+	return b.String()
+}
+
+// soleName returns the placeholder name when the word is exactly one
+// placeholder.
+func (w Word) soleName() string {
+	if len(w) == 1 {
+		return w[0].Name
+	}
+	return ""
+}
+
+// envAssignment reports whether w has the shell's NAME=VALUE form.
+func envAssignment(w string) (name, val string, ok bool) {
+	eq := strings.IndexByte(w, '=')
+	if eq <= 0 {
+		return "", "", false
+	}
+	for i := 0; i < eq; i++ {
+		c := w[i]
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return "", "", false
+		}
+	}
+	return w[:eq], w[eq+1:], true
+}
+
+// checkPlaceholders reports the first unknown placeholder of s.
+func checkPlaceholders(s string) error {
+	_, err := parsePlaceholders(s)
+	return err
+}
+
+// parsePlaceholders cuts s into literal text and placeholders. {name} and
+// {{.name}} (spaces allowed inside the double braces, the dot optional) are
+// placeholders when name is lower case letters, digits and underscores; an
+// unknown name is an error; every other brace is literal.
+func parsePlaceholders(s string) (Word, error) {
+	var parts Word
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			parts = append(parts, Part{Text: lit.String()})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(s); {
+		if s[i] != '{' {
+			lit.WriteByte(s[i])
+			i++
+			continue
+		}
+		name, n := matchPlaceholder(s[i:])
+		if n == 0 {
+			lit.WriteByte(s[i])
+			i++
+			continue
+		}
+		if !knownPlaceholder(name) {
+			return nil, fmt.Errorf("unknown placeholder {%s} (known: {%s})", name, strings.Join(Placeholders, "}, {"))
+		}
+		flush()
+		parts = append(parts, Part{Name: name})
+		i += n
+	}
+	flush()
+	if parts == nil {
+		parts = Word{{Text: ""}}
+	}
+	return parts, nil
+}
+
+// matchPlaceholder matches {name} or {{ .name }} at the start of s and
+// returns the name and the length matched, 0 when s does not start with one.
+func matchPlaceholder(s string) (string, int) {
+	if strings.HasPrefix(s, "{{") {
+		i := 2
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+		if i < len(s) && s[i] == '.' {
+			i++
+		}
+		j := i
+		for j < len(s) && isNameByte(s[j]) {
+			j++
+		}
+		name := s[i:j]
+		k := j
+		for k < len(s) && s[k] == ' ' {
+			k++
+		}
+		if name != "" && strings.HasPrefix(s[k:], "}}") {
+			return name, k + 2
+		}
+		return "", 0
+	}
+	j := 1
+	for j < len(s) && isNameByte(s[j]) {
+		j++
+	}
+	if j > 1 && j < len(s) && s[j] == '}' && s[1] >= 'a' && s[1] <= 'z' {
+		return s[1:j], j + 1
+	}
+	return "", 0
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+}
+
+// splitWords splits a command line into words with the POSIX shell's
+// quoting rules: blanks and newlines separate words; a backslash outside
+// quotes takes the next character literally (backslash-newline is removed);
+// single quotes keep everything up to the next single quote; double quotes
+// keep everything but interpret a backslash before $ ` " \ and newline.
+// Nothing else is special: no comments, operators, expansions or globs.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case '\\':
+			if i+1 >= len(s) {
+				return nil, errors.New("unterminated escape at the end of the command")
+			}
+			i++
+			if s[i] != '\n' {
+				cur.WriteByte(s[i])
+				inWord = true
+			}
+		case '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("unterminated single quote")
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case '"':
+			closed := false
+			for i++; i < len(s); i++ {
+				d := s[i]
+				if d == '"' {
+					closed = true
+					break
+				}
+				if d == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+					i++
+					if s[i] != '\n' {
+						cur.WriteByte(s[i])
+					}
+					continue
+				}
+				cur.WriteByte(d)
+			}
+			if !closed {
+				return nil, errors.New("unterminated double quote")
+			}
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}

@@ -1,0 +1,115 @@
+package agent_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/evalrun/evalrun/agent"
+)
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		def  agent.Definition
+		want string
+	}{
+		{agent.Definition{Command: "claude -p {prompt}"}, ""},
+		{agent.Definition{Command: `tool --json '{"a":1}' {} {X} {{}} {prompt}`}, ""},
+		{agent.Definition{Command: "   \n "}, "empty command"},
+		{agent.Definition{Command: "FOO=1 BAR=2"}, "empty command"},
+		{agent.Definition{Command: "claude --x {promt}"}, "unknown placeholder {promt} (known: {prompt}, {role}, {role_file}, {model}, {date}, {instructions}, {task}, {root}, {bin})"},
+		{agent.Definition{Command: "claude --x {{.modle}}"}, "unknown placeholder {modle}"},
+		{agent.Definition{Command: "claude 'open"}, "unterminated single quote"},
+		{agent.Definition{Command: `claude "open`}, "unterminated double quote"},
+		{agent.Definition{Command: `claude \`}, "unterminated escape at the end of the command"},
+		{agent.Definition{Command: "claude {prompt}", Stdin: true}, "the command uses {prompt} and stdin = true; use one of them"},
+		{agent.Definition{Command: "claude", Format: "json"}, `unknown format "json" (want one of text, claude-json, codex-jsonl, gemini-json)`},
+		{agent.Definition{Command: "claude", ReadOnlyArgs: []string{"{nope}"}}, "read_only_args: unknown placeholder {nope}"},
+	}
+	for _, tt := range tests {
+		err := tt.def.Validate()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if tt.want == "" && got != "" || tt.want != "" && !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%q: got %q, want %q", tt.def.Command, got, tt.want)
+		}
+	}
+}
+
+func TestDisplay(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		{`a "b c" 'd e' f\ g "x\"y" '{prompt}' --m={model}`, []string{"a", "b c", "d e", "f g", `x"y`, "{prompt}", "--m=M"}},
+		{"X=1 Y={model} prog {{.prompt}} {{ .task }}", []string{"X=1", "Y=M", "prog", "{prompt}", "T"}},
+		{"{{ .bin }} run", []string{"prog-bin", "run"}},
+		{"a\\\nb", []string{"ab"}},
+		{"'' x", []string{"", "x"}},
+	}
+	for _, tt := range tests {
+		d := agent.Definition{Name: "n", Command: tt.cmd, Bin: "prog-bin"}
+		if strings.HasPrefix(tt.cmd, "a") || strings.HasPrefix(tt.cmd, "X") || strings.HasPrefix(tt.cmd, "'") {
+			d.Bin = ""
+		}
+		got, err := d.Display(agent.Call{Model: "M", Task: "T"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q: got %q, want %q", tt.cmd, got, tt.want)
+		}
+	}
+}
+
+func TestBuiltins(t *testing.T) {
+	if got := agent.BuiltinNames(); !slices.Equal(got, []string{"aider", "claude", "codex", "gemini", "qwen"}) {
+		t.Fatalf("builtins %q", got)
+	}
+	want := map[string]struct {
+		cmd    string
+		stdin  bool
+		format agent.Format
+		argv   []string
+	}{
+		"claude": {"claude -p --output-format json --model {model} --append-system-prompt {role}", true, agent.FormatClaudeJSON,
+			[]string{"claude", "-p", "--output-format", "json", "--model", "opus", "--append-system-prompt", "Be brief."}},
+		"codex": {"codex exec --json --skip-git-repo-check -m {model} -", true, agent.FormatCodexJSONL,
+			[]string{"codex", "exec", "--json", "--skip-git-repo-check", "-m", "opus", "-"}},
+		"gemini": {"GEMINI_SYSTEM_MD={role_file} gemini -p {prompt} -m {model} --output-format json", false, agent.FormatGeminiJSON,
+			[]string{"GEMINI_SYSTEM_MD={role_file}", "gemini", "-p", "{prompt}", "-m", "opus", "--output-format", "json"}},
+		"aider": {"aider --yes-always --no-pretty --message {prompt} --model {model}", false, agent.FormatText,
+			[]string{"aider", "--yes-always", "--no-pretty", "--message", "{prompt}", "--model", "opus"}},
+		"qwen": {"qwen -p {prompt} -m {model}", false, agent.FormatText, []string{"qwen", "-p", "{prompt}", "-m", "opus"}},
+	}
+	for name, w := range want {
+		d, ok := agent.Builtin(name)
+		if !ok || d.Command != w.cmd || d.Stdin != w.stdin || d.Format != w.format || d.Scope != "builtin" {
+			t.Errorf("%s: %+v", name, d)
+		}
+		if err := d.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		got, err := d.Display(agent.Call{Model: "opus", System: "Be brief.", Prompt: "secret prompt"})
+		if err != nil || !slices.Equal(got, w.argv) {
+			t.Errorf("%s: argv %q (%v), want %q", name, got, err, w.argv)
+		}
+	}
+	// Without a model the agent's own default applies: --model {model} is dropped.
+	d, _ := agent.Builtin("claude")
+	got, _ := d.Display(agent.Call{System: "S"})
+	if !slices.Equal(got, []string{"claude", "-p", "--output-format", "json", "--append-system-prompt", "S"}) {
+		t.Errorf("claude without model: %q", got)
+	}
+}
+
+func TestModelMap(t *testing.T) {
+	d := agent.Definition{DefaultModel: "sonnet", Models: map[string]string{"sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-1"}}
+	for in, want := range map[string]string{"": "claude-sonnet-4-5", "opus": "claude-opus-4-1", "custom-id": "custom-id"} {
+		if got := d.Model(in); got != want {
+			t.Errorf("Model(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+// Package agent starts coding-agent programs (Claude Code, Codex, Gemini
+// CLI, aider, or any command) to execute a task call, and reads their
+// answers (SPEC §22.1 and §22.3).
+//
+// A Definition describes one agent: its command line, whether the prompt goes
+// to stdin, the output format, model names, timeout and parallelism. The
+// command is split into words with POSIX quoting rules first; then, inside
+// each word, the placeholders {prompt}, {role}, {role_file}, {model}, {date},
+// {instructions}, {task}, {root} and {bin} are replaced ({{.NAME}}, the
+// spelling of start's agent definitions, is the same placeholder). A
+// replaced value is never split again and no shell ever reads it. Leading
+// words NAME=VALUE set environment variables of the process. Nothing else of
+// the shell is interpreted: a |, ; or $( stays a literal word.
+//
+// A Runner starts a call's process in the project root, in its own process
+// group, and keeps its stdout (at most 16 MiB) and the last 64 KiB of its
+// stderr. When the call's context is cancelled or its timeout expires, the
+// whole group receives SIGTERM and, after a grace period of 5 s, SIGKILL;
+// Run returns only when the group is gone, so no agent process outlives the
+// call. The same happens to processes the agent left behind when it exits.
+//
+// Decisions where the SPEC is silent:
+//   - A brace that does not enclose a lower-case name ({"a":1}, {}, {X})
+//     is literal text; {name} with an unknown name is a configuration error.
+//   - {bin} is the definition's Bin, else the command's first program word,
+//     else the agent's name.
+//   - The program is looked up on PATH; a word with a slash is a path,
+//     relative to the project root (the call's Root).
+//   - An empty {model} word is left out with the option before it, so that
+//     the agent's own default model applies.
+//   - Display (the journal's and dry run's argv) leaves out the
+//     definition's env, which may hold secrets.
+//   - A non-zero exit whose stderr is empty reports the error the format
+//     parser found in stdout (claude's .result, codex's turn.failed) instead.
+//   - A codex-jsonl stream without an agent_message item is a parse failure.
+//
+// Example:
+//
+//	def, _ := agent.Builtin("claude")
+//	r := agent.NewRunner()
+//	res, err := r.Run(ctx, def, agent.Call{Prompt: "Explain main.go", Root: root})
+//	if err != nil {
+//		fmt.Println(agent.ReasonOf(err), err) // agent_error agent 'claude' exited with status 1: …
+//	}
+//	fmt.Println(res.Content, res.Usage.InputTokens, res.Turns)
+package agent
