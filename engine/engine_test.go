@@ -22,6 +22,7 @@ import (
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/memory"
 	"github.com/evalrun/evalrun/tasksystem"
+	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -43,10 +44,10 @@ func project(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// env returns a Getenv with a home directory of its own and the given
-// variables.
+// env returns a Getenv with a home directory of its own, project-root
+// discovery bounded at the temporary directory, and the given variables.
 func env(t *testing.T, kv ...string) func(string) string {
-	m := map[string]string{"HOME": t.TempDir(), "EVALRUN_HOME": t.TempDir()}
+	m := map[string]string{"HOME": t.TempDir(), "EVALRUN_HOME": t.TempDir(), templates.CeilingEnv: os.TempDir()}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i]] = kv[i+1]
 	}

@@ -26,7 +26,8 @@ type Workspace struct {
 	// WorkDir is the absolute working directory.
 	WorkDir string
 	// Root is the project root: the nearest ancestor of WorkDir holding
-	// .evalrun/ or .git, else WorkDir.
+	// .evalrun/ or .git, else WorkDir, never at or above a directory of
+	// $EVALRUN_CEILING_DIRECTORIES (templates.CeilingEnv).
 	Root string
 	// Home is the home directory, shown as "~" in paths.
 	Home string
@@ -64,7 +65,7 @@ func LoadWorkspace(opts Options) (*Workspace, error) {
 	} else if abs, err := filepath.Abs(wd); err == nil {
 		wd = abs
 	}
-	ws := &Workspace{WorkDir: wd, Root: templates.ProjectRoot(wd), Home: home(getenv)}
+	ws := &Workspace{WorkDir: wd, Root: templates.ProjectRootBelow(wd, templates.Ceilings(getenv(templates.CeilingEnv))), Home: home(getenv)}
 	cfg, err := config.Load(config.GlobalPath(getenv), config.LocalPath(ws.Root),
 		config.WithDisplay(ws.Display))
 	if err != nil {
