@@ -43,20 +43,27 @@
 // under its control. Close ends the run: it closes the memory index and the cassette
 // and writes the dry-run summary line.
 //
-// # The journal
+// # Observing the run: the trace sinks
 //
-// With Options.Journal (and without DryRun) Open starts a run in the
-// project's journal .evalrun/journal.db (package journal, SPEC §16) and
-// plugs it into the lower packages through their own interfaces: the
-// executor's tasksystem.Journal (a task node per call, notes.task_id, the
-// model's tool calls as its children through handler.ToolRecorder, and
-// replay for JournalInfo.ResumedFrom), the evaluator's StepJournal (step
-// nodes) and Waiter (a task or tool call waiting for its concurrency slot
-// is a pending node, running once it has the slot), and the workflow's
-// tool calls. The parent of a call travels in
-// its context (tasksystem.WithParent). Run creates the statically known
-// steps as pending before the first evaluation; Finish records the outcome
-// and Close finishes a run nobody finished as failed.
+// Every call of a run is a span of package trace: the evaluator opens the
+// steps (and marks a task or tool call that waits for its concurrency slot),
+// the task system the task calls, the handler the model requests and tool
+// calls, the engine the memory lookups. Open builds the run's sinks and
+// every entry point (Run, Evaluate, Eval, Task, Context) installs them in
+// its context; nothing else observes calls. In order:
+//
+//   - the echo notice of SPEC §14.5, before the first request the implicitly
+//     chosen echo provider answers;
+//   - the provenance lines of SPEC §10.3 for templates reached through a
+//     computed name, before their first model request;
+//   - under DryRun, the prompt files of SPEC §17.7 (a trace.Gate on model
+//     requests: a prompt that cannot be written fails its task);
+//   - with Options.Journal (and without DryRun), the journal's sink
+//     (journal.Sink): a node per step, task and tool call with its parent,
+//     notes.task_id, pending while a call waits for its slot, and replay
+//     for JournalInfo.ResumedFrom. Run creates the statically known steps
+//     as pending before the first evaluation; Finish records the outcome
+//     and Close finishes a run nobody finished as failed.
 //
 // The evalrun command (cmd/evalrun) is a thin layer over this package: it
 // parses flags, reads files, prints values and errors, maps the Kind of an

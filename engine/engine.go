@@ -15,6 +15,7 @@ import (
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -85,7 +86,7 @@ type Engine struct {
 	ws     *Workspace
 	stderr *lockedWriter
 	reg    *tasksystem.Registry
-	tasks  *runTasks
+	tasks  *evaluator.TaskSystem
 	tools  *handler.Tools
 	exec   *tasksystem.Executor
 	interp *evaluator.Interpreter
@@ -100,6 +101,10 @@ type Engine struct {
 	runID    string
 	// journal records the run; nil without Options.Journal or with DryRun.
 	journal *runJournal
+	// sinks observe the run's calls (package trace): the echo notice, the
+	// provenance lines, the dry run and the journal, in that order. Every
+	// entry point installs them in its context (traced).
+	sinks []trace.Sink
 
 	closeOnce sync.Once
 	closeErr  error
@@ -162,13 +167,12 @@ func Open(opts Options) (*Engine, error) {
 
 	// The registry: every template of every scope in load order (SPEC §10.2).
 	e.reg = ws.Registry()
-	// Record: one cassette for the whole run, wrapping every provider the
-	// watch wraps — the run's, the default and those templates name
-	// (decided here: with DryRun it records the echo answers).
+	// Record: one cassette for the whole run, wrapping every provider —
+	// the run's, the default and those templates name (decided here: with
+	// DryRun it records the echo answers).
 	if opts.Record != "" {
 		e.cassette = handler.NewCassette(e.path(opts.Record))
 	}
-	w := &watch{stderr: stderr, prov: e.prov, dry: e.dry, cassette: e.cassette}
 	var hide []string
 	for _, p := range cfg.Providers {
 		if p.APIKeyEnv != "" {
@@ -199,24 +203,31 @@ func Open(opts Options) (*Engine, error) {
 			Getenv:   opts.Getenv,
 			Notify:   func(msg string) { stderr.printf("%s\n", msg) },
 		},
-		watch: w,
-		built: map[string]handler.Provider{},
-		errs:  map[string]error{},
+		cassette: e.cassette,
+		built:    map[string]handler.Provider{},
+		errs:     map[string]error{},
 	}
-	runProvider, defaultProvider, err := e.chooseProviders(ps, w)
+	runProvider, defaultProvider, implicitEcho, err := e.chooseProviders(ps)
 	if err != nil {
 		e.mem.close()
 		return nil, err
 	}
-	var taskJournal tasksystem.Journal
+	if implicitEcho != nil {
+		e.sinks = append(e.sinks, &echoNoticeSink{stderr: stderr, provider: implicitEcho})
+	}
+	e.sinks = append(e.sinks, e.prov)
+	if e.dry != nil {
+		e.sinks = append(e.sinks, e.dry)
+	}
 	if opts.Journal != nil && !opts.DryRun {
 		j, err := openJournal(ws.Root, opts.Journal, e.start, stderr)
 		if err != nil {
 			e.mem.close()
 			return nil, err
 		}
-		e.journal, e.runID, taskJournal = j, j.run.ID(), j
+		e.journal, e.runID = j, j.run.ID()
 		e.start = j.start
+		e.sinks = append(e.sinks, j.sink)
 	}
 	e.exec = tasksystem.NewExecutor(tasksystem.Options{
 		Start:           e.start,
@@ -236,7 +247,6 @@ func Open(opts Options) (*Engine, error) {
 		FreshTopK:       cfg.Context.FreshTopK,
 		Tools:           e.tools,
 		Memory:          e.mem,
-		Journal:         taskJournal,
 	})
 	ts := evaluator.NewTaskSystem(e.reg, e.exec)
 	ts.Tools = e.tools
@@ -249,7 +259,7 @@ func Open(opts Options) (*Engine, error) {
 			stderr.printf("warning: %s\n", msg)
 		}
 	}
-	e.tasks = &runTasks{TaskSystem: ts, journal: e.journal}
+	e.tasks = ts
 	for _, t := range e.reg.All() {
 		if t.Scope == templates.ScopeBuiltin {
 			continue
@@ -270,15 +280,10 @@ func Open(opts Options) (*Engine, error) {
 		Concurrency:    cfg.Limits.Concurrency,
 		MaxStringBytes: cfg.Limits.MaxStringBytes,
 	}
-	var steps evaluator.StepJournal
-	if e.journal != nil {
-		steps = e.journal
-	}
 	e.interp = evaluator.New(evaluator.Options{
 		Tasks:  e.tasks,
 		Limits: e.limits,
 		Stderr: stderr,
-		Steps:  steps,
 		Start:  e.start,
 	})
 	return e, nil
@@ -297,7 +302,6 @@ func (e *Engine) runTemplate(ctx context.Context, name string, inputs *value.Dic
 			named = append(named, tasksystem.NamedArg{Name: k, Value: v})
 		}
 	}
-	ctx = context.WithValue(ctx, callKey{}, &callInfo{name: name, template: t})
 	return e.exec.Execute(ctx, tasksystem.Request{Name: name, Template: t, Named: named})
 }
 
@@ -340,7 +344,20 @@ func (e *Engine) Run(ctx context.Context, prog *evaluator.Program) (value.Value,
 	if e.journal != nil {
 		e.journal.plan(prog.Forms)
 	}
-	return e.interp.Run(ctx, prog)
+	return e.interp.Run(e.traced(ctx), prog)
+}
+
+// Evaluate evaluates a program in the interpreter's global environment as
+// an interactive session does: without the provenance lines of the
+// templates it names statically and without the journal's plan of its
+// steps (model calls still print their templates' provenance).
+func (e *Engine) Evaluate(ctx context.Context, prog *evaluator.Program) (value.Value, error) {
+	return e.interp.Run(e.traced(ctx), prog)
+}
+
+// traced returns ctx with the run's trace sinks installed.
+func (e *Engine) traced(ctx context.Context) context.Context {
+	return trace.WithSinks(ctx, e.sinks...)
 }
 
 // Eval reads and compiles text as a program named name (used in
@@ -384,7 +401,7 @@ func (e *Engine) Task(ctx context.Context, name string, inputs []evaluator.Named
 		}
 	}
 	e.prov.reached(t)
-	ctx, cancel := withTimeout(ctx, e.limits.Timeout)
+	ctx, cancel := withTimeout(e.traced(ctx), e.limits.Timeout)
 	defer cancel()
 	return e.tasks.Execute(ctx, call), nil
 }
@@ -394,7 +411,7 @@ func (e *Engine) Task(ctx context.Context, name string, inputs []evaluator.Named
 // the project's index and refreshes it; the llm strategies run the
 // built-in associative-matching templates on the run's providers.
 func (e *Engine) Context(ctx context.Context, q memory.Query) memory.Result {
-	ctx, cancel := withTimeout(ctx, e.limits.Timeout)
+	ctx, cancel := withTimeout(e.traced(ctx), e.limits.Timeout)
 	defer cancel()
 	return e.mem.lookup(ctx, q)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -32,22 +33,12 @@ type Tasks interface {
 	GetContext(ctx context.Context, q ContextQuery) *value.Dict
 }
 
-// Waiter is an optional interface of a Tasks that records the calls
-// waiting for a slot of the run's concurrency semaphore (the journal's
-// pending status, SPEC §16.2).
-type Waiter interface {
-	// Waiting is called before a task call (kind "task", name the
-	// template's name) or a tool call (kind "tool") waits for its slot. The
-	// context it returns is the one Execute or CallTool then receives.
-	Waiting(ctx context.Context, kind, name string) context.Context
-}
-
-// waiting returns the context of a call about to wait for its slot.
-func (t *thread) waiting(kind, name string) context.Context {
-	if w, ok := t.in.tasks.(Waiter); ok {
-		return w.Waiting(t.ctx, kind, name)
-	}
-	return t.ctx
+// waiting returns the context of a task or tool call about to wait for a
+// slot of the run's concurrency semaphore: the call's span waits
+// (trace.Wait, the journal's pending status, SPEC §16.2) until the task
+// system starts it.
+func (t *thread) waiting(kind trace.Kind, name string) context.Context {
+	return trace.Wait(t.ctx, kind, name)
 }
 
 // NamedValue is one named argument of a task call, in call order.
@@ -207,7 +198,7 @@ func (t *thread) executeTask(tc *TaskCall) (value.Value, error) {
 	if tc.Template != nil {
 		name = tc.Template.Name
 	}
-	ctx := t.waiting("task", name)
+	ctx := t.waiting(trace.Task, name)
 	if err := t.acquire(tc.Pos); err != nil {
 		return nil, err
 	}
@@ -242,7 +233,7 @@ func (t *thread) executeTool(name string, params *value.Dict, pos sexp.Pos) (val
 		return nil, err
 	}
 	defer t.leave()
-	ctx := t.waiting("tool", name)
+	ctx := t.waiting(trace.Tool, name)
 	if err := t.acquire(pos); err != nil {
 		return nil, err
 	}

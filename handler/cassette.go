@@ -69,6 +69,9 @@ type recordUsage struct {
 type Replay struct {
 	name string
 	path string
+	// Model is the configured model (the section's model), reported by
+	// DefaultModel.
+	Model string
 
 	once    sync.Once
 	records map[string]*Response
@@ -86,6 +89,9 @@ func NewReplay(name, path string) *Replay {
 
 // Name implements Provider.
 func (r *Replay) Name() string { return r.name }
+
+// DefaultModel implements DefaultModeler.
+func (r *Replay) DefaultModel() string { return r.Model }
 
 // Path returns the cassette path.
 func (r *Replay) Path() string { return r.path }

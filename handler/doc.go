@@ -4,8 +4,11 @@
 // every model call it checks the turn limit and the context limit (tokens
 // counted with o200k_base, incrementally, see package tokens) and gives the
 // 80 % warnings; it asks a Provider for each answer, runs the tool calls the
-// model makes through a Tools registry (each answered by a tool message,
-// each reported to a ToolRecorder for the journal) and sums the usage.
+// model makes through a Tools registry (each answered by a tool message)
+// and sums the usage. Every model request is a trace.Model span and every
+// tool call a trace.Tool span in the span of the context the session runs
+// in (package trace): that is how the journal, the dry run and the live
+// display see them.
 //
 // Providers: OpenAI (any OpenAI-compatible chat-completions server, with the
 // retries and timeouts of SPEC §14.7), Echo (offline: the answer is the last

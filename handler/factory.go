@@ -64,9 +64,11 @@ func NewProvider(name string, cfg ProviderConfig, opts RunOptions) (Provider, er
 	}
 	switch typ {
 	case TypeEcho:
-		return Echo{ProviderName: name}, nil
+		return Echo{ProviderName: name, Model: cfg.Model}, nil
 	case TypeReplay:
-		return NewReplay(name, CassettePath(cfg.Cassette, opts.Root, opts.Getenv)), nil
+		r := NewReplay(name, CassettePath(cfg.Cassette, opts.Root, opts.Getenv))
+		r.Model = cfg.Model
+		return r, nil
 	case TypeOpenAI:
 		return NewOpenAI(OpenAIConfig{
 			Name:          name,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/evalrun/evalrun/handler/tokens"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 	"github.com/google/go-cmp/cmp"
 )
@@ -226,10 +227,10 @@ func TestOpenAIToolRoundTrip(t *testing.T) {
 	p, _ := testProvider(t, f, nil)
 	tools := NewTools(ToolsConfig{Root: dir, WorkDir: dir})
 	rec := &memRecorder{}
-	s := NewSession(SessionConfig{Provider: p, Model: "m", Task: "ls", Tools: tools, Recorder: rec,
+	s := NewSession(SessionConfig{Provider: p, Model: "m", Task: "ls", Tools: tools,
 		AllowedTools: []string{ToolListDirectory}})
 	s.AddUser("What is here?")
-	a, err := s.Run(context.Background())
+	a, err := s.Run(trace.WithSinks(context.Background(), rec))
 	if err != nil {
 		t.Fatal(err)
 	}

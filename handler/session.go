@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/evalrun/evalrun/handler/tokens"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -58,9 +59,6 @@ type SessionConfig struct {
 	AllowedTools []string
 	// ResponseFormat asks for JSON output (SPEC §14.5); nil for text.
 	ResponseFormat *ResponseFormat
-	// Recorder, when set, is told about every tool call the model makes,
-	// so that the journal records it as a child of the task.
-	Recorder ToolRecorder
 	// OnWarning, when set, receives each warning as it arises (the CLI
 	// prints it on stderr); Warnings returns them all.
 	OnWarning func(msg string)
@@ -69,14 +67,13 @@ type SessionConfig struct {
 	Counter tokens.Counter
 }
 
-// ToolRecorder records the tool calls a model makes during a task (SPEC
-// §14.3, §16.2). The journal implements it; the handler only calls it.
-type ToolRecorder interface {
-	// BeginToolCall is called before a tool call runs. params is nil when
-	// the model's arguments are not a JSON object. The returned function,
-	// when not nil, is called with the call's result, which is FAILED for a
-	// tool that is not available or for invalid arguments.
-	BeginToolCall(ctx context.Context, call ToolCall, params *value.Dict) (end func(result *value.TaskResult))
+// ModelCall is the trace.Detail of a model span (trace.Model): the
+// provider a session asks and the request it sends, for the sinks that
+// look at prompts (the dry run, SPEC §17.7) or at providers (the echo
+// notice, SPEC §14.5).
+type ModelCall struct {
+	Provider Provider
+	Request  *Request
 }
 
 // Session is the message list of one task execution (SPEC §14.1): the
@@ -282,15 +279,20 @@ func (s *Session) Run(ctx context.Context) (*Answer, error) {
 			return nil, &LimitError{Resource: ResourceContext, Used: used, Limit: s.limit}
 		}
 		s.checkWarnings(used)
-		resp, err := s.cfg.Provider.Complete(ctx, s.NextRequest())
+		req := s.NextRequest()
+		mctx, span := s.startModel(ctx, req)
+		resp, err := s.complete(mctx, span, req)
 		if err != nil {
+			span.End(trace.Result{Status: trace.Failed, Error: err.Error()}, trace.Usage{})
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return nil, ctxErr
 			}
 			return nil, err
 		}
 		if resp == nil {
-			return nil, fmt.Errorf("provider %s returned no response", s.cfg.Provider.Name())
+			err := fmt.Errorf("provider %s returned no response", s.cfg.Provider.Name())
+			span.End(trace.Result{Status: trace.Failed, Error: err.Error()}, trace.Usage{})
+			return nil, err
 		}
 		msg := Message{Role: RoleAssistant, Content: resp.Content}
 		if len(resp.ToolCalls) > 0 {
@@ -306,6 +308,7 @@ func (s *Session) Run(ctx context.Context) (*Answer, error) {
 			usage = Usage{InputTokens: used, OutputTokens: s.msgTokens - before - tokens.PerMessage}
 		}
 		s.usage = s.usage.Add(usage)
+		span.End(trace.Result{Status: trace.Completed}, trace.Usage{InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens, Turns: 1})
 		if len(msg.ToolCalls) == 0 {
 			return &Answer{Content: resp.Content, Turns: s.turns, Usage: s.usage, Warnings: s.Warnings()}, nil
 		}
@@ -323,7 +326,34 @@ func (s *Session) Run(ctx context.Context) (*Answer, error) {
 	}
 }
 
-// callTool runs one tool call of the model and records it.
+// startModel opens the model span of one request (trace.Model), named
+// after the provider, with the executor PROVIDER:MODEL; without sinks in
+// ctx it costs nothing.
+func (s *Session) startModel(ctx context.Context, req *Request) (context.Context, *trace.Span) {
+	if !trace.Enabled(ctx) {
+		return ctx, nil
+	}
+	name := s.cfg.Provider.Name()
+	ctx, span := trace.Start(ctx, trace.Model, name, nil,
+		trace.Executor(name+":"+req.Model), trace.Detail(ModelCall{Provider: s.cfg.Provider, Request: req}))
+	span.Running()
+	return ctx, span
+}
+
+// complete asks the provider, unless a sink refuses the request (a dry run
+// that cannot write it down).
+func (s *Session) complete(ctx context.Context, span *trace.Span, req *Request) (*Response, error) {
+	if a, ok := span.Before(); ok && a.Err != nil {
+		return nil, a.Err
+	}
+	return s.cfg.Provider.Complete(ctx, req)
+}
+
+// callTool runs one tool call of the model. An allowed tool with valid
+// arguments runs through Tools.CallTool, which traces it; a tool that is
+// not available, or invalid arguments, give a FAILED result traced here,
+// so that every tool call of the model is a span inside its task (SPEC
+// §14.3).
 func (s *Session) callTool(ctx context.Context, call ToolCall) *value.TaskResult {
 	var res *value.TaskResult
 	var params *value.Dict
@@ -332,17 +362,21 @@ func (s *Session) callTool(ctx context.Context, call ToolCall) *value.TaskResult
 	} else {
 		res = value.Failed(ReasonInputValidation, "tool '"+call.Name+"' is not available", nil)
 	}
-	var end func(*value.TaskResult)
-	if s.cfg.Recorder != nil {
-		end = s.cfg.Recorder.BeginToolCall(ctx, call, params)
-	}
 	if res == nil {
-		res = s.cfg.Tools.CallTool(ctx, call.Name, params)
+		return s.cfg.Tools.CallTool(ctx, call.Name, params)
 	}
-	if end != nil {
-		end(res)
-	}
+	_, span := trace.Start(ctx, trace.Tool, call.Name, dictValue(params))
+	span.Running()
+	span.End(trace.ResultOf(res, false), trace.Usage{})
 	return res
+}
+
+// dictValue is d as a value, nil for a nil dict.
+func dictValue(d *value.Dict) value.Value {
+	if d == nil {
+		return nil
+	}
+	return d
 }
 
 // parseArguments reads a tool call's arguments as a JSON object; empty

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/evalrun/evalrun/handler/tokens"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 	"github.com/google/go-cmp/cmp"
 )
@@ -160,23 +161,39 @@ func (m *toolModel) Complete(ctx context.Context, req *Request) (*Response, erro
 }
 
 type recordedCall struct {
-	call   ToolCall
+	name   string
 	params string
 	status string
 	text   string
+	parent string
 }
 
-type memRecorder struct{ calls []recordedCall }
+// memRecorder is a trace sink that keeps the tool spans that ended and
+// the model spans' executors.
+type memRecorder struct {
+	mu     sync.Mutex
+	calls  []recordedCall
+	models []string
+}
 
-func (r *memRecorder) BeginToolCall(ctx context.Context, call ToolCall, params *value.Dict) func(*value.TaskResult) {
-	rc := recordedCall{call: call, params: "nil"}
-	if params != nil {
-		rc.params = value.JSON(params)
+func (r *memRecorder) Observe(e trace.Event) {
+	if e.Type != trace.Ended || e.Span.Kind() == trace.Task {
+		return
 	}
-	return func(res *value.TaskResult) {
-		rc.status, rc.text = res.Status, res.Content
-		r.calls = append(r.calls, rc)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sp := e.Span
+	if sp.Kind() == trace.Model {
+		r.models = append(r.models, sp.Executor()+" "+string(sp.Result().Status))
+		return
 	}
+	rc := recordedCall{name: sp.Name(), params: "nil", parent: sp.Parent().Name()}
+	if in := sp.Inputs(); in != nil {
+		rc.params = value.JSON(in)
+	}
+	res := sp.Result().Value.(*value.TaskResult)
+	rc.status, rc.text = res.Status, res.Content
+	r.calls = append(r.calls, rc)
 }
 
 func TestSessionToolLoop(t *testing.T) {
@@ -198,7 +215,7 @@ func TestSessionToolLoop(t *testing.T) {
 			{ID: "5", Name: "greet", Arguments: `{"nom":"x"}`}, {ID: "6", Name: "nosuch", Arguments: `{}`}},
 	}}
 	rec := &memRecorder{}
-	s := NewSession(SessionConfig{Provider: m, Task: "t", Tools: tools, Recorder: rec, Counter: tokens.None,
+	s := NewSession(SessionConfig{Provider: m, Task: "t", Tools: tools, Counter: tokens.None,
 		AllowedTools: []string{"greet", "boom", ToolShell, ToolUserInput, "missing", "greet"}})
 	wantWarnings := []string{
 		"warning: task 't' cannot use tool 'system_execute_shell_command': shell tool is not enabled (set [tools] shell_allow)",
@@ -209,7 +226,8 @@ func TestSessionToolLoop(t *testing.T) {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 	s.AddUser("hi")
-	a, err := s.Run(context.Background())
+	ctx, task := trace.Start(trace.WithSinks(context.Background(), rec), trace.Task, "t", nil)
+	a, err := s.Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,17 +255,24 @@ func TestSessionToolLoop(t *testing.T) {
 	if diff := cmp.Diff(wantMsgs, m.reqs[1].Messages); diff != "" {
 		t.Errorf("second request (-want +got):\n%s", diff)
 	}
+	// Every tool call is a span inside the task's, the unavailable ones
+	// and those with invalid arguments too.
 	wantRec := []recordedCall{
-		{ToolCall{"1", "greet", `{"name":"Bob"}`}, `{"name":"Bob"}`, "COMPLETE", "hello Bob"},
-		{ToolCall{"2", "boom", ""}, `{}`, "FAILED", "it broke"},
-		{ToolCall{"3", ToolShell, `{"command":"ls"}`}, "nil", "FAILED", "tool 'system_execute_shell_command' is not available"},
-		{ToolCall{"4", "greet", `[1]`}, "nil", "FAILED", "invalid arguments for tool 'greet': expected a JSON object, got list"},
-		{ToolCall{"5", "greet", `{"nom":"x"}`}, `{"nom":"x"}`, "FAILED", "Unknown parameter(s) for tool 'greet': nom"},
-		{ToolCall{"6", "nosuch", `{}`}, "nil", "FAILED", "tool 'nosuch' is not available"},
+		{"greet", `{"name":"Bob"}`, "COMPLETE", "hello Bob", "t"},
+		{"boom", `{}`, "FAILED", "it broke", "t"},
+		{ToolShell, "nil", "FAILED", "tool 'system_execute_shell_command' is not available", "t"},
+		{"greet", "nil", "FAILED", "invalid arguments for tool 'greet': expected a JSON object, got list", "t"},
+		{"greet", `{"nom":"x"}`, "FAILED", "Unknown parameter(s) for tool 'greet': nom", "t"},
+		{"nosuch", "nil", "FAILED", "tool 'nosuch' is not available", "t"},
 	}
 	if diff := cmp.Diff(wantRec, rec.calls, cmp.AllowUnexported(recordedCall{})); diff != "" {
 		t.Errorf("recorded (-want +got):\n%s", diff)
 	}
+	// One model span per request.
+	if diff := cmp.Diff([]string{"tools: completed", "tools: completed", "tools: completed"}, rec.models); diff != "" {
+		t.Errorf("model spans (-want +got):\n%s", diff)
+	}
+	task.End(trace.Result{Status: trace.Completed}, trace.Usage{})
 }
 
 func TestSessionToolsWithoutRegistry(t *testing.T) {

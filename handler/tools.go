@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -278,8 +279,30 @@ func (t *Tools) Offer(task string, allowed []string) (defs []ToolDef, warnings [
 
 // CallTool runs one tool with its parameters (SPEC §11.4, §14.4) and
 // returns its TaskResult, never nil; params may be nil. It takes no
-// concurrency slot (see Tools).
-func (t *Tools) CallTool(ctx context.Context, name string, params *value.Dict) (res *value.TaskResult) {
+// concurrency slot (see Tools). The call is a tool span (trace.Tool) in
+// the span ctx is in; a trace.Gate may answer it instead (the journal
+// replays a workflow-level tool call on --resume, SPEC §16.4).
+func (t *Tools) CallTool(ctx context.Context, name string, params *value.Dict) *value.TaskResult {
+	ctx, span := trace.Start(ctx, trace.Tool, name, dictValue(params))
+	span.Running()
+	if a, ok := span.Before(); ok {
+		r, isResult := a.Value.(*value.TaskResult)
+		if a.Err != nil || !isResult {
+			r = value.Failed(ReasonUnexpected, fmt.Sprintf("tool '%s': %v", name, a.Err), nil)
+			span.End(trace.ResultOf(r, false), trace.Usage{})
+			return r
+		}
+		span.End(trace.ResultOf(r, true), a.Usage)
+		return r
+	}
+	r := t.run(ctx, name, params)
+	span.End(trace.ResultOf(r, false), trace.Usage{})
+	return r
+}
+
+// run runs one tool call: the tool's parameters checked, a panic turned
+// into a FAILED result.
+func (t *Tools) run(ctx context.Context, name string, params *value.Dict) (res *value.TaskResult) {
 	tool, ok := t.Tool(name)
 	if !ok {
 		return value.Failed(ReasonTemplateNotFound, "Tool '"+name+"' not found in registered executors.", nil)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/tasksystem"
@@ -39,6 +40,7 @@ one is printed.
 // line count used in <repl> positions.
 type replSession struct {
 	a           *app
+	e           *engine.Engine
 	in          *evaluator.Interpreter
 	reg         *tasksystem.Registry
 	sets        []setting
@@ -70,6 +72,7 @@ func (a *app) repl(flags evalFlags) int {
 	defineSets(e.Interpreter(), sets)
 	s := &replSession{
 		a:           a,
+		e:           e,
 		in:          e.Interpreter(),
 		reg:         e.Registry(),
 		sets:        sets,
@@ -196,7 +199,7 @@ func (s *replSession) eval(src *sexp.Source, forms []*sexp.Node) (quit bool, cod
 	}
 	var v value.Value
 	interrupted := s.sig.run(context.Background(), func(ctx context.Context) {
-		v, err = s.in.Run(ctx, prog)
+		v, err = s.e.Evaluate(ctx, prog)
 	})
 	if interrupted {
 		s.a.errorf("interrupted")
