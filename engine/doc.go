@@ -15,15 +15,34 @@
 //	defer e.Close()
 //	v, err := e.Eval(ctx, "<main>", `(greet (name "Ada"))`)
 //
-// Run and Eval evaluate programs in the interpreter's global environment,
-// first writing the provenance line (SPEC §10.3) of every global, local or
-// dir template the program names; Task runs one template by name with its
-// inputs; Context is the get-context lookup. Diagnostics — template
-// warnings, the echo notice, provenance, log-message and retry lines, the
-// dry-run summary — go to Options.Stderr, whole lines at a time; results
-// are returned, never printed. LoadWorkspace gives the configuration and
-// templates alone, for tools that check or list them without running
-// anything.
+// Run and Eval evaluate programs (Compile, CompileForms) in the
+// interpreter's global environment, first writing the provenance line
+// (SPEC §10.3) of every global, local or dir template the program names;
+// Evaluate does the same for an interactive session, without those lines;
+// Task runs one template by name with its inputs; Context is the
+// get-context lookup; Index builds the memory index. Diagnostics —
+// template warnings, the echo notice, provenance, log-message and retry
+// lines, the dry-run summary — go to Options.Stderr, whole lines at a
+// time; results are returned, never printed. LoadWorkspace gives the
+// configuration and templates alone, for tools that list, show, match or
+// validate them without running anything.
+//
+// The API speaks its own types: inputs are []Input, names with values of
+// package value (InputsOf converts plain Go values; a list keeps their
+// order), usage is Usage, memory lookups ContextQuery and ContextResult,
+// templates TemplateItem and TemplateDetail. Errors of Open, Task and the
+// journal commands are *Error with a Kind; evaluation errors are shown
+// with ErrorDisplay, an interruption recognised with IsInterrupted.
+//
+// # The journal: runs, status and resume
+//
+// OpenHistory reads the project's journal: WriteRuns and WriteStatus write
+// what `evalrun runs` and `evalrun status` print (text, --markdown, and
+// the JSON shapes of --json). FindResume finds a run to resume (a full id,
+// a unique prefix or "last"): its workflow files and its inputs, and
+// Resume.Changed tells whether the workflow changed since; a run opened
+// with Options.Resume (and Options.Journal) replays that run's completed
+// calls.
 //
 // # One engine per run
 //
@@ -37,8 +56,9 @@
 // run refreshes it again. The run's start time (the {{date}} of
 // templates), its dry-run directory and its cassette belong to it too.
 // Within a run, Run, Eval and Task may be called many times (the REPL does
-// that, and Interpreter().Reset starts a new global environment without
-// starting a new run). Run and Eval are for one goroutine at a time, as
+// that, and Reset starts a new global environment, with Options.Inputs
+// bound again, without starting a new run). Run and Eval are for one
+// goroutine at a time, as
 // the interpreter is; the parallel forms of a program run concurrently
 // under its control. Close ends the run: it closes the memory index and the cassette
 // and writes the dry-run summary line.
@@ -61,12 +81,13 @@
 //   - with Options.Journal (and without DryRun), the journal's sink
 //     (journal.Sink): a node per step, task and tool call with its parent,
 //     notes.task_id, pending while a call waits for its slot, and replay
-//     for JournalInfo.ResumedFrom. Run creates the statically known steps
+//     for Options.Resume. Run creates the statically known steps
 //     as pending before the first evaluation; Finish records the outcome
 //     and Close finishes a run nobody finished as failed.
 //
 // The evalrun command (cmd/evalrun) is a thin layer over this package: it
 // parses flags, reads files, prints values and errors, maps the Kind of an
-// *Error to an exit code and turns signals into cancellation. No package
-// of the module other than cmd/evalrun imports engine.
+// *Error to an exit code and turns signals into cancellation (Interrupted);
+// of the project's packages it imports only engine, value and sexp. No
+// package of the module other than cmd/evalrun imports engine.
 package engine

@@ -11,7 +11,6 @@ import (
 
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/handler"
-	"github.com/evalrun/evalrun/memory"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
@@ -69,6 +68,17 @@ type Options struct {
 	// project's journal .evalrun/journal.db (SPEC §16); Finish records its
 	// outcome.
 	Journal *JournalInfo
+	// Resume, when set, makes the journaled run resume that run (--resume,
+	// SPEC §16.4; FindResume finds it): the completed task calls and
+	// workflow-level tool calls of it and of the runs it resumed from are
+	// replayed with notes.replayed true, {{date}} is the first run's
+	// start time, and its inputs are bound when Inputs is nil. It needs
+	// Journal.
+	Resume *Resume
+	// Inputs are the run's inputs (--set NAME=VALUE): bound as global
+	// variables before the first Run and again after Reset, and recorded
+	// as the journaled run's arguments.
+	Inputs []Input
 	// Getenv reads the environment (API keys, EVALRUN_HOME, HOME,
 	// EVALRUN_CASSETTE); nil means os.Getenv.
 	Getenv func(string) string
@@ -123,6 +133,17 @@ func Open(opts Options) (*Engine, error) {
 	}
 	if opts.Timeout < 0 {
 		return nil, errorf(KindUsage, "invalid timeout %s: the duration must not be negative", opts.Timeout)
+	}
+	if opts.Resume != nil {
+		if opts.DryRun {
+			return nil, errorf(KindUsage, "--resume cannot be used with --dry-run: dry runs are not journaled")
+		}
+		if opts.Journal == nil {
+			return nil, errorf(KindUsage, "resuming run %s needs Options.Journal", opts.Resume.ID)
+		}
+		if opts.Inputs == nil {
+			opts.Inputs = opts.Resume.Inputs
+		}
 	}
 	out := opts.Stderr
 	if out == nil {
@@ -220,7 +241,15 @@ func Open(opts Options) (*Engine, error) {
 		e.sinks = append(e.sinks, e.dry)
 	}
 	if opts.Journal != nil && !opts.DryRun {
-		j, err := openJournal(ws.Root, opts.Journal, e.start, stderr)
+		info := *opts.Journal
+		if info.Args == nil {
+			info.Args = inputsDict(opts.Inputs)
+		}
+		resumed := ""
+		if opts.Resume != nil {
+			resumed = opts.Resume.ID
+		}
+		j, err := openJournal(ws.Root, &info, resumed, e.start, stderr)
 		if err != nil {
 			e.mem.close()
 			return nil, err
@@ -286,8 +315,26 @@ func Open(opts Options) (*Engine, error) {
 		Stderr: stderr,
 		Start:  e.start,
 	})
+	e.defineInputs()
 	return e, nil
 }
+
+// defineInputs binds Options.Inputs in the global environment.
+func (e *Engine) defineInputs() {
+	for _, in := range e.opts.Inputs {
+		e.interp.Define(in.Name, in.Value)
+	}
+}
+
+// Reset starts a new global environment in the same run (the REPL's
+// :reset), with Options.Inputs bound again.
+func (e *Engine) Reset() {
+	e.interp.Reset()
+	e.defineInputs()
+}
+
+// Define binds name to v in the global environment.
+func (e *Engine) Define(name string, v value.Value) { e.interp.Define(name, v) }
 
 // runTemplate runs a built-in template for the memory's llm strategies,
 // outside the run's concurrency semaphore.
@@ -314,45 +361,32 @@ func (e *Engine) path(p string) string {
 	return absTo(e.ws.WorkDir, p)
 }
 
-// Interpreter returns the run's interpreter: one global environment over
-// the run's task system, with the run's limits. Bind values with Define
-// before Run; Reset starts a new global environment in the same run.
-func (e *Engine) Interpreter() *evaluator.Interpreter { return e.interp }
-
-// Registry returns the run's template registry: every template of every
-// scope in load order, and those defatom adds while the run goes on.
-func (e *Engine) Registry() *tasksystem.Registry { return e.reg }
-
 // Workspace returns the directories, configuration and templates the run
 // was opened with.
 func (e *Engine) Workspace() *Workspace { return e.ws }
-
-// Tools returns the run's tools. Register a tool of the embedding program
-// before the first Run or Task.
-func (e *Engine) Tools() *handler.Tools { return e.tools }
 
 // Run evaluates a program in the interpreter's global environment and
 // returns the value of its last form. First it writes the provenance line
 // (SPEC §10.3) of every global, local or dir template the program names
 // statically; a template reached only through a computed name gets its
-// line just before its first model call. Errors are *evaluator.Error
-// values; a FAILED task is a value, not an error.
-func (e *Engine) Run(ctx context.Context, prog *evaluator.Program) (value.Value, error) {
-	for _, t := range staticTemplates(prog.Forms, e.reg.Lookup) {
+// line just before its first model call. Evaluation errors have a
+// position (ErrorDisplay); a FAILED task is a value, not an error.
+func (e *Engine) Run(ctx context.Context, prog *Program) (value.Value, error) {
+	for _, t := range staticTemplates(prog.p.Forms, e.reg.Lookup) {
 		e.prov.reached(t)
 	}
 	if e.journal != nil {
-		e.journal.plan(prog.Forms)
+		e.journal.plan(prog.p.Forms)
 	}
-	return e.interp.Run(e.traced(ctx), prog)
+	return e.interp.Run(e.traced(ctx), prog.p)
 }
 
 // Evaluate evaluates a program in the interpreter's global environment as
 // an interactive session does: without the provenance lines of the
 // templates it names statically and without the journal's plan of its
 // steps (model calls still print their templates' provenance).
-func (e *Engine) Evaluate(ctx context.Context, prog *evaluator.Program) (value.Value, error) {
-	return e.interp.Run(e.traced(ctx), prog)
+func (e *Engine) Evaluate(ctx context.Context, prog *Program) (value.Value, error) {
+	return e.interp.Run(e.traced(ctx), prog.p)
 }
 
 // traced returns ctx with the run's trace sinks installed.
@@ -363,7 +397,7 @@ func (e *Engine) traced(ctx context.Context) context.Context {
 // Eval reads and compiles text as a program named name (used in
 // positions) and runs it as Run does. A syntax error is a *sexp.Error.
 func (e *Engine) Eval(ctx context.Context, name, text string) (value.Value, error) {
-	prog, err := evaluator.Compile(sexp.NewSource(name, text))
+	prog, err := Compile(sexp.NewSource(name, text))
 	if err != nil {
 		return nil, err
 	}
@@ -377,7 +411,7 @@ func (e *Engine) Eval(ctx context.Context, name, text string) (value.Value, erro
 // *UnknownTemplateError; a reserved argument of the wrong shape one
 // holding an *InputError. A task that fails returns a FAILED TaskResult
 // and no error.
-func (e *Engine) Task(ctx context.Context, name string, inputs []evaluator.NamedValue) (*value.TaskResult, error) {
+func (e *Engine) Task(ctx context.Context, name string, inputs []Input) (*value.TaskResult, error) {
 	t, ok := e.reg.Lookup(name)
 	if !ok {
 		return nil, &Error{Kind: KindUsage, Err: &UnknownTemplateError{Name: name, Suggestions: Suggest(e.reg, name)}}
@@ -394,7 +428,7 @@ func (e *Engine) Task(ctx context.Context, name string, inputs []evaluator.Named
 		case "history_config":
 			call.History, err = tasksystem.ParseHistoryArg(name, in.Value)
 		default:
-			call.Named = append(call.Named, in)
+			call.Named = append(call.Named, evaluator.NamedValue{Name: in.Name, Value: in.Value})
 		}
 		if err != nil {
 			return nil, &Error{Kind: KindUsage, Err: &InputError{Name: in.Name, Err: err}}
@@ -410,10 +444,10 @@ func (e *Engine) Task(ctx context.Context, name string, inputs []evaluator.Named
 // SPEC §15.4) under the run's timeout. The first lookup of a run opens
 // the project's index and refreshes it; the llm strategies run the
 // built-in associative-matching templates on the run's providers.
-func (e *Engine) Context(ctx context.Context, q memory.Query) memory.Result {
+func (e *Engine) Context(ctx context.Context, q ContextQuery) ContextResult {
 	ctx, cancel := withTimeout(e.traced(ctx), e.limits.Timeout)
 	defer cancel()
-	return e.mem.lookup(ctx, q)
+	return contextResult(e.mem.lookup(ctx, q.query()))
 }
 
 // withTimeout returns ctx bounded by the timeout d, if d is positive.
@@ -443,7 +477,7 @@ func (e *Engine) RunID() string { return e.runID }
 // model (memory's associative-matching calls and failed calls included),
 // the replayed ones, their tokens and turns — the data of the usage line
 // of SPEC §17.3.
-func (e *Engine) Usage() tasksystem.RunUsage { return e.exec.Usage() }
+func (e *Engine) Usage() Usage { return usageOf(e.exec.Usage()) }
 
 // Close ends the run: it closes the memory index and the cassette, and
 // under DryRun writes the summary line of SPEC §17.7 ("dry run: N prompts

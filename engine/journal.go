@@ -21,13 +21,9 @@ type JournalInfo struct {
 	WorkflowPath string
 	// WorkflowText is the workflow's text, whose SHA-256 is recorded.
 	WorkflowText string
-	// Args holds the --set values as a dict, or nil.
+	// Args holds the run's arguments as a dict, or nil; nil records
+	// Options.Inputs (the --set values).
 	Args value.Value
-	// ResumedFrom is the full id of the run this one resumes (--resume,
-	// SPEC §16.4), or "": completed task calls and workflow-level tool
-	// calls of that run (and of the runs it resumed from) are replayed,
-	// and {{date}} is the start time of the first run of that chain.
-	ResumedFrom string
 }
 
 // runJournal is the run's journal: the store, the run, and the trace sink
@@ -48,8 +44,12 @@ type runJournal struct {
 	planOnce sync.Once
 }
 
-// openJournal opens the journal of the project at root and starts a run.
-func openJournal(root string, info *JournalInfo, start time.Time, stderr *lockedWriter) (*runJournal, error) {
+// openJournal opens the journal of the project at root and starts a run,
+// resuming the run resumedFrom when it is not "" (SPEC §16.4): completed
+// task calls and workflow-level tool calls of that run (and of the runs it
+// resumed from) are replayed, and {{date}} is the start time of the first
+// run of that chain.
+func openJournal(root string, info *JournalInfo, resumedFrom string, start time.Time, stderr *lockedWriter) (*runJournal, error) {
 	path := filepath.Join(root, journal.DefaultPath)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, errorf(KindConfig, "journal: %v", err)
@@ -60,16 +60,16 @@ func openJournal(root string, info *JournalInfo, start time.Time, stderr *locked
 	}
 	j := &runJournal{store: s, stderr: stderr, start: start}
 	var replay *journal.Replayer
-	if info.ResumedFrom != "" {
-		if replay, err = s.NewReplayer(info.ResumedFrom); err != nil {
+	if resumedFrom != "" {
+		if replay, err = s.NewReplayer(resumedFrom); err != nil {
 			s.Close()
-			return nil, errorf(KindUsage, "--resume %s: %v", info.ResumedFrom, err)
+			return nil, errorf(KindUsage, "--resume %s: %v", resumedFrom, err)
 		}
 		chain := replay.Chain()
 		first, err := s.GetRun(chain[len(chain)-1])
 		if err != nil {
 			s.Close()
-			return nil, errorf(KindUsage, "--resume %s: %v", info.ResumedFrom, err)
+			return nil, errorf(KindUsage, "--resume %s: %v", resumedFrom, err)
 		}
 		j.start = first.StartedAt
 	}
@@ -77,7 +77,7 @@ func openJournal(root string, info *JournalInfo, start time.Time, stderr *locked
 		WorkflowPath:   info.WorkflowPath,
 		WorkflowSHA256: journal.HashWorkflow([]byte(info.WorkflowText)),
 		Args:           info.Args,
-		ResumedFrom:    info.ResumedFrom,
+		ResumedFrom:    resumedFrom,
 		StartedAt:      start,
 	})
 	if err != nil {

@@ -56,16 +56,11 @@ func LoadWorkspace(opts Options) (*Workspace, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	wd := opts.WorkDir
-	if wd == "" {
-		var err error
-		if wd, err = os.Getwd(); err != nil {
-			return nil, errorf(KindUsage, "cannot find the working directory: %v", err)
-		}
-	} else if abs, err := filepath.Abs(wd); err == nil {
-		wd = abs
+	ws, err := locate(opts)
+	if err != nil {
+		return nil, err
 	}
-	ws := &Workspace{WorkDir: wd, Root: templates.ProjectRootBelow(wd, templates.Ceilings(getenv(templates.CeilingEnv))), Home: home(getenv)}
+	wd := ws.WorkDir
 	cfg, err := config.Load(config.GlobalPath(getenv), config.LocalPath(ws.Root),
 		config.WithDisplay(ws.Display))
 	if err != nil {
@@ -135,12 +130,34 @@ func (w *Workspace) Tools() *handler.Tools { return w.tools }
 // project's index, refreshes it, looks q up under [limits] timeout and
 // closes the index. The llm strategies run templates on a run's providers:
 // use Engine.Context for them.
-func (w *Workspace) Context(ctx context.Context, q memory.Query) memory.Result {
+func (w *Workspace) Context(ctx context.Context, q ContextQuery) ContextResult {
 	m := memory.New(w.Root, nil, w.Config.Limits.Concurrency)
 	defer m.Close()
 	ctx, cancel := withTimeout(ctx, w.Config.Limits.Timeout)
 	defer cancel()
-	return m.GetRelevantContextFor(ctx, q)
+	return contextResult(m.GetRelevantContextFor(ctx, q.query()))
+}
+
+// locate returns a Workspace with only its directories: the working
+// directory (opts.WorkDir made absolute, else the process's), the project
+// root (bounded by $EVALRUN_CEILING_DIRECTORIES read through opts.Getenv)
+// and the home directory.
+func locate(opts Options) (*Workspace, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	wd := opts.WorkDir
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return nil, errorf(KindUsage, "cannot find the working directory: %v", err)
+		}
+	} else if abs, err := filepath.Abs(wd); err == nil {
+		wd = abs
+	}
+	root := templates.ProjectRootBelow(wd, templates.Ceilings(getenv(templates.CeilingEnv)))
+	return &Workspace{WorkDir: wd, Root: root, Home: home(getenv)}, nil
 }
 
 // home returns the home directory: $HOME, else the system's idea of it.
