@@ -37,16 +37,7 @@ func (ps *providers) newProvider(name string, cfg config.Provider) (handler.Prov
 	if typ != "" && !providerTypes[typ] {
 		return nil, fmt.Errorf("provider type %s is not available yet", typ)
 	}
-	return handler.NewProvider(name, handler.ProviderConfig{
-		Type:          cfg.Type,
-		BaseURL:       cfg.BaseURL,
-		APIKeyEnv:     cfg.APIKeyEnv,
-		Model:         cfg.Model,
-		ContextWindow: cfg.ContextWindow,
-		Timeout:       cfg.Timeout,
-		Temperature:   cfg.Temperature,
-		Cassette:      cfg.Cassette,
-	}, ps.opts)
+	return handler.NewProvider(name, cfg.ProviderConfig, ps.opts)
 }
 
 // providers builds the providers of one run on first use and keeps them:

@@ -231,7 +231,7 @@ func TestNewProvider(t *testing.T) {
 }
 
 func TestCheckKeyThroughCassette(t *testing.T) {
-	o := NewOpenAI(OpenAIConfig{Getenv: func(string) string { return "" }})
+	o := NewOpenAI(OpenAIConfig{RunOptions: RunOptions{Getenv: func(string) string { return "" }}})
 	defer o.Close()
 	wrapped := NewCassette(filepath.Join(t.TempDir(), "c.jsonl")).Wrap(o)
 	if err := CheckKey(wrapped); err == nil || err.Error() != "provider 'openai': the environment variable OPENAI_API_KEY is not set" {
