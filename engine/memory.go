@@ -6,7 +6,6 @@ import (
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/handler/tokens"
 	"github.com/evalrun/evalrun/memory"
-	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
@@ -37,12 +36,7 @@ func newMemoryLink(root string, poolSize int, run func(ctx context.Context, name
 
 // getContext implements evaluator.ContextFunc.
 func (m *memoryLink) getContext(ctx context.Context, q evaluator.ContextQuery) *value.Dict {
-	return m.lookup(ctx, memory.Query{
-		Query:               q.Query,
-		TemplateDescription: q.TemplateDescription,
-		Strategy:            q.Strategy,
-		TopK:                q.TopK,
-	}).Value()
+	return m.lookup(ctx, q).Value()
 }
 
 // lookup is get_relevant_context_for (SPEC §15.4), for get-context and
@@ -79,19 +73,11 @@ func endLookup(span *trace.Span, msg string, err error) {
 
 // Lookup implements tasksystem.Memory: the executor's fresh lookups, each
 // a get-context span.
-func (m *memoryLink) Lookup(ctx context.Context, q tasksystem.MemoryQuery) (tasksystem.MemoryResult, error) {
-	mq := memory.Query{Query: q.Query, Strategy: q.Strategy, TopK: q.TopK}
-	ctx, span := startLookup(ctx, mq)
-	r, err := m.mem.Lookup(ctx, mq)
+func (m *memoryLink) Lookup(ctx context.Context, q memory.Query) (memory.Result, error) {
+	ctx, span := startLookup(ctx, q)
+	r, err := m.mem.Lookup(ctx, q)
 	endLookup(span, r.Error, err)
-	if err != nil {
-		return tasksystem.MemoryResult{}, err
-	}
-	out := tasksystem.MemoryResult{Summary: r.ContextSummary, Error: r.Error}
-	for _, x := range r.Matches {
-		out.Matches = append(out.Matches, tasksystem.MemoryMatch(x))
-	}
-	return out, nil
+	return r, err
 }
 
 // retriever is the memory as system_get_context sees it.
