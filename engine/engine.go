@@ -416,7 +416,7 @@ func (e *Engine) Task(ctx context.Context, name string, inputs []Input) (*value.
 	if !ok {
 		return nil, &Error{Kind: KindUsage, Err: &UnknownTemplateError{Name: name, Suggestions: Suggest(e.reg, name)}}
 	}
-	call := &evaluator.TaskCall{Name: name, Template: t}
+	call := tasksystem.Request{Name: name, Template: t}
 	for _, in := range inputs {
 		var err error
 		switch in.Name {
@@ -428,7 +428,7 @@ func (e *Engine) Task(ctx context.Context, name string, inputs []Input) (*value.
 		case "history_config":
 			call.History, err = tasksystem.ParseHistoryArg(name, in.Value)
 		default:
-			call.Named = append(call.Named, evaluator.NamedValue{Name: in.Name, Value: in.Value})
+			call.Named = append(call.Named, tasksystem.NamedArg{Name: in.Name, Value: in.Value})
 		}
 		if err != nil {
 			return nil, &Error{Kind: KindUsage, Err: &InputError{Name: in.Name, Err: err}}
@@ -437,7 +437,7 @@ func (e *Engine) Task(ctx context.Context, name string, inputs []Input) (*value.
 	e.prov.reached(t)
 	ctx, cancel := withTimeout(e.traced(ctx), e.limits.Timeout)
 	defer cancel()
-	return e.tasks.Execute(ctx, call), nil
+	return e.exec.Execute(ctx, call), nil
 }
 
 // Context is the get-context lookup of the run (get_relevant_context_for,

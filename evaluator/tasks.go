@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
@@ -41,29 +42,17 @@ func (t *thread) waiting(kind trace.Kind, name string) context.Context {
 	return trace.Wait(t.ctx, kind, name)
 }
 
-// NamedValue is one named argument of a task call, in call order.
-type NamedValue struct {
-	Name  string
-	Value value.Value
-}
+// NamedValue is one named argument of a task call, in call order: the
+// task system's NamedArg.
+type NamedValue = tasksystem.NamedArg
 
 // TaskCall is one task call as the evaluator hands it to the task system
-// (SPEC §11): the template, the evaluated inputs and the reserved arguments.
+// (SPEC §11): the task system's Request — the template, the evaluated
+// inputs, the reserved arguments and the ambient context in force — and
+// the position of the call.
 type TaskCall struct {
-	Name       string // as written or computed
-	Template   *templates.Template
-	Named      []NamedValue
-	Positional []value.Value
-	Files      []string
-	FilesGiven bool
-	Context    templates.ContextSettings
-	History    templates.HistoryConfig
-	// Ambient holds the with-context items in force (SPEC §13.3), and
-	// AmbientSummary the summary of the innermost get-context result among
-	// them.
-	Ambient        []value.Value
-	AmbientSummary string
-	Pos            sexp.Pos
+	tasksystem.Request
+	Pos sexp.Pos
 }
 
 // callArg is one parsed (name expr) or :name expr argument.
@@ -115,7 +104,7 @@ func (t *thread) taskCallSyntax(name string, tmpl *templates.Template, x *expr, 
 	if err != nil {
 		return nil, err
 	}
-	tc := &TaskCall{Name: name, Template: tmpl, Pos: x.pos()}
+	tc := &TaskCall{Request: tasksystem.Request{Name: name, Template: tmpl}, Pos: x.pos()}
 	for _, a := range args {
 		v, err := t.eval(a.x, env)
 		if err != nil {
@@ -182,7 +171,7 @@ func (t *thread) taskCallValues(name string, tmpl *templates.Template, args []va
 	if len(args) > len(tmpl.Inputs) {
 		return nil, errorf(pos, KindArity, "Task '%s' expects at most %d positional arguments, got %d", name, len(tmpl.Inputs), len(args))
 	}
-	return t.executeTask(&TaskCall{Name: name, Template: tmpl, Positional: args, Pos: pos})
+	return t.executeTask(&TaskCall{Request: tasksystem.Request{Name: name, Template: tmpl, Positional: args}, Pos: pos})
 }
 
 // executeTask runs a task call under the concurrency semaphore.

@@ -43,25 +43,10 @@ func (s *TaskSystem) Define(t *templates.Template) error {
 	return nil
 }
 
-// Execute implements Tasks.
+// Execute implements Tasks: the call's request goes to the executor as
+// it is.
 func (s *TaskSystem) Execute(ctx context.Context, c *TaskCall) *value.TaskResult {
-	named := make([]tasksystem.NamedArg, len(c.Named))
-	for i, n := range c.Named {
-		named[i] = tasksystem.NamedArg{Name: n.Name, Value: n.Value}
-	}
-	return s.Executor.Execute(ctx, tasksystem.Request{
-		Name:       c.Name,
-		Template:   c.Template,
-		Named:      named,
-		Positional: c.Positional,
-		Files:      c.Files,
-		FilesGiven: c.FilesGiven,
-		Context:    c.Context,
-		History:    c.History,
-		Ambient:    c.Ambient,
-		// AmbientSummary travels with the items it describes.
-		AmbientSummary: c.AmbientSummary,
-	})
+	return s.Executor.Execute(ctx, c.Request)
 }
 
 // CallTool implements Tasks.
