@@ -8,7 +8,7 @@ import (
 
 	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/evaluator"
-	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/handler/tools"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/value"
@@ -173,4 +173,4 @@ func ConfigErrorsDisplay(err error) (string, bool) {
 // IsTerminal reports whether f is an *os.File that is a terminal (the
 // null device is not): interactive prompts, colours and the
 // request_user_input tool are only for terminals.
-func IsTerminal(f any) bool { return handler.IsTerminal(f) }
+func IsTerminal(f any) bool { return tools.IsTerminal(f) }

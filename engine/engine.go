@@ -11,6 +11,7 @@ import (
 
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/handler/tools"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
@@ -97,7 +98,7 @@ type Engine struct {
 	stderr *lockedWriter
 	reg    *tasksystem.Registry
 	tasks  *evaluator.TaskSystem
-	tools  *handler.Tools
+	tools  *tools.Tools
 	exec   *tasksystem.Executor
 	interp *evaluator.Interpreter
 	prov   *provenance
@@ -203,7 +204,7 @@ func Open(opts Options) (*Engine, error) {
 	// The memory's llm strategies run the built-in associative-matching
 	// templates through the executor, which is made below.
 	e.mem = newMemoryLink(ws.Root, cfg.Limits.Concurrency, e.runTemplate)
-	e.tools = handler.NewTools(handler.ToolsConfig{
+	e.tools = tools.NewTools(tools.ToolsConfig{
 		Root:       ws.Root,
 		WorkDir:    ws.WorkDir,
 		ShellAllow: cfg.Tools.ShellAllow,
@@ -213,7 +214,7 @@ func Open(opts Options) (*Engine, error) {
 		Stdin:      stdin,
 		Stderr:     stderr,
 		Interactive: func() bool {
-			return handler.IsTerminal(stdin) && handler.IsTerminal(out)
+			return tools.IsTerminal(stdin) && tools.IsTerminal(out)
 		},
 	})
 	ps := &providers{

@@ -12,7 +12,7 @@ import (
 
 	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/evaluator"
-	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/handler/tools"
 	"github.com/evalrun/evalrun/memory"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
@@ -40,7 +40,7 @@ type Workspace struct {
 	// in load order.
 	Diagnostics []templates.Diagnostic
 
-	tools *handler.Tools
+	tools *tools.Tools
 }
 
 // LoadWorkspace finds the project root from opts.WorkDir, reads the
@@ -78,7 +78,7 @@ func LoadWorkspace(opts Options) (*Workspace, error) {
 	}
 	src.Local = filepath.Join(ws.Root, ".evalrun", "templates")
 	src.Dirs = opts.Templates
-	ws.tools = handler.NewTools(handler.ToolsConfig{Root: ws.Root, WorkDir: wd})
+	ws.tools = tools.NewTools(tools.ToolsConfig{Root: ws.Root, WorkDir: wd})
 	ws.Templates, ws.Diagnostics = templates.Load(templates.LoadOptions{
 		Sources:    src,
 		WorkDir:    wd,
@@ -123,7 +123,7 @@ func (w *Workspace) Registry() *tasksystem.Registry {
 // Tools returns the built-in tools as templates are validated against
 // them: rooted at the project, without the settings of a run (no shell
 // commands allowed, no memory).
-func (w *Workspace) Tools() *handler.Tools { return w.tools }
+func (w *Workspace) Tools() *tools.Tools { return w.tools }
 
 // Context is the get-context lookup (SPEC §15.4) without a run, for the
 // content and metadata strategies, which ask no model: it opens the

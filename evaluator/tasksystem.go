@@ -3,7 +3,7 @@ package evaluator
 import (
 	"context"
 
-	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/handler/tools"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/value"
@@ -15,7 +15,7 @@ type TaskSystem struct {
 	Registry *tasksystem.Registry
 	Executor *tasksystem.Executor
 	// Tools are the tools workflows may call by name; nil means none.
-	Tools *handler.Tools
+	Tools *tools.Tools
 	// Context answers get-context; nil means no memory index is available.
 	Context ContextFunc
 	// OnDefine, when set, receives what each defatom registration displaced

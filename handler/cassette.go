@@ -121,7 +121,7 @@ func (r *Replay) load() {
 	r.records = make(map[string]*Response)
 	data, err := os.ReadFile(r.path)
 	if err != nil {
-		r.err = NewError(ReasonLLMError, "replay: cannot read cassette "+r.path+": "+pathErrorText(err), err)
+		r.err = NewError(ReasonLLMError, "replay: cannot read cassette "+r.path+": "+PathReason(err), err)
 		return
 	}
 	line := 0

@@ -17,11 +17,10 @@
 // NewProvider builds one from a configuration section. RequestHash is the
 // hash of SPEC §14.6; ParseOutput is the structured output of SPEC §14.8.
 //
-// Tools holds the built-in tools of SPEC §14.4 (files, directory listing,
-// shell commands without a shell, user input, memory lookups through a
-// ContextRetriever) and implements the evaluator's HasTool and CallTool. A
-// tool call the model makes inside a task runs on the task's own
-// concurrency slot: it must never take a second one.
+// The tools themselves live in package handler/tools; a session sees them
+// through the small Toolbox interface (Offer, CallTool), so the handler
+// knows no tool. A tool call the model makes inside a task runs on the
+// task's own concurrency slot: it must never take a second one.
 //
 // Failures are Go errors here: *LimitError for a resource limit, errors
 // with a Reason() method (Reasoner) for provider failures, ctx's error for

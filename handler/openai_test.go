@@ -222,15 +222,15 @@ func TestOpenAIToolRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.txt", "alpha")
 	f := newFakeServer(t,
-		reply("", []ToolCall{{ID: "call_1", Name: ToolListDirectory, Arguments: `{"directory_path":"."}`}}, 50, 10),
-		reply("", []ToolCall{{ID: "call_2", Name: ToolShell, Arguments: `{"command":"rm -rf /"}`}}, 80, 10),
+		reply("", []ToolCall{{ID: "call_1", Name: "system_list_directory", Arguments: `{"directory_path":"."}`}}, 50, 10),
+		reply("", []ToolCall{{ID: "call_2", Name: "system_execute_shell_command", Arguments: `{"command":"rm -rf /"}`}}, 80, 10),
 		reply("There is a.txt.", nil, 100, 5),
 	)
 	p, _ := testProvider(t, f, nil)
-	tools := NewTools(ToolsConfig{Root: dir, WorkDir: dir})
+	tools := listTools(`["a.txt"]`)
 	rec := &memRecorder{}
 	s := NewSession(SessionConfig{Provider: p, Model: "m", Task: "ls", Tools: tools,
-		AllowedTools: []string{ToolListDirectory}})
+		AllowedTools: []string{"system_list_directory"}})
 	s.AddUser("What is here?")
 	a, err := s.Run(trace.WithSinks(context.Background(), rec))
 	if err != nil {
@@ -246,13 +246,13 @@ func TestOpenAIToolRoundTrip(t *testing.T) {
 	// tool call and the tool message.
 	tools0 := f.body(0)["tools"].([]any)
 	fn := tools0[0].(map[string]any)["function"].(map[string]any)
-	if tools0[0].(map[string]any)["type"] != "function" || fn["name"] != ToolListDirectory || fn["parameters"] == nil {
+	if tools0[0].(map[string]any)["type"] != "function" || fn["name"] != "system_list_directory" || fn["parameters"] == nil {
 		t.Errorf("tools = %v", tools0)
 	}
 	msgs := f.body(1)["messages"].([]any)
 	wantTail := []any{
 		map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
-			"id": "call_1", "type": "function", "function": map[string]any{"name": ToolListDirectory, "arguments": `{"directory_path":"."}`}}}},
+			"id": "call_1", "type": "function", "function": map[string]any{"name": "system_list_directory", "arguments": `{"directory_path":"."}`}}}},
 		map[string]any{"role": "tool", "content": `["a.txt"]`, "tool_call_id": "call_1"},
 	}
 	if diff := cmp.Diff(wantTail, msgs[1:]); diff != "" { // no system message: the prompt is empty

@@ -52,10 +52,11 @@ type SessionConfig struct {
 	// means DefaultContextFraction. The limit is
 	// floor(ContextWindow × ContextFraction).
 	ContextFraction float64
-	// Tools holds the tools of the run; AllowedTools names those the
-	// template allows (SPEC §14.3). The tools offered are the allowed ones
-	// that are available; each one left out gives a warning.
-	Tools        *Tools
+	// Tools holds the tools of the run (package handler/tools); nil when
+	// there are none. AllowedTools names those the template allows (SPEC
+	// §14.3). The tools offered are the allowed ones that are available;
+	// each one left out gives a warning.
+	Tools        Toolbox
 	AllowedTools []string
 	// ResponseFormat asks for JSON output (SPEC §14.5); nil for text.
 	ResponseFormat *ResponseFormat
@@ -65,6 +66,41 @@ type SessionConfig struct {
 	// Counter counts tokens; nil means tokens.O200k(). tokens.None leaves
 	// tokenization out (benchmarks).
 	Counter tokens.Counter
+}
+
+// Toolbox is what a session needs of the run's tools: the definitions of
+// the tools a template allows, and running one. Package handler/tools
+// implements it; the handler knows no tool itself.
+type Toolbox interface {
+	// Offer returns the definitions of the allowed tools that can be
+	// offered in this run, in the order given, and one warning (SPEC
+	// §14.3) for each allowed tool left out:
+	// "warning: task 'TASK' cannot use tool 'NAME': REASON".
+	Offer(task string, allowed []string) (defs []ToolDef, warnings []string)
+	// CallTool runs one tool with its parameters and returns its result,
+	// never nil; it opens the call's tool span (trace.Tool). It must not
+	// take a slot of the run's concurrency semaphore (see Run).
+	CallTool(ctx context.Context, name string, params *value.Dict) *value.TaskResult
+}
+
+// noTools is the Toolbox of a session without tools: every allowed tool
+// is left out.
+type noTools struct{}
+
+func (noTools) Offer(task string, allowed []string) ([]ToolDef, []string) {
+	var warnings []string
+	seen := make(map[string]bool, len(allowed))
+	for _, name := range allowed {
+		if !seen[name] {
+			seen[name] = true
+			warnings = append(warnings, "warning: task '"+task+"' cannot use tool '"+name+"': no tools are configured")
+		}
+	}
+	return nil, warnings
+}
+
+func (noTools) CallTool(ctx context.Context, name string, params *value.Dict) *value.TaskResult {
+	return value.Failed(ReasonInputValidation, "tool '"+name+"' is not available", nil)
 }
 
 // ModelCall is the trace.Detail of a model span (trace.Model): the
@@ -135,9 +171,12 @@ func NewSession(cfg SessionConfig) *Session {
 			s.temperature = dt.DefaultTemperature()
 		}
 	}
+	if s.cfg.Tools == nil {
+		s.cfg.Tools = noTools{}
+	}
 	if len(cfg.AllowedTools) > 0 {
 		var warnings []string
-		s.offered, warnings = cfg.Tools.Offer(cfg.Task, cfg.AllowedTools)
+		s.offered, warnings = s.cfg.Tools.Offer(cfg.Task, cfg.AllowedTools)
 		s.allowed = make(map[string]bool, len(s.offered))
 		for _, d := range s.offered {
 			s.allowed[d.Name] = true
@@ -357,7 +396,7 @@ func (s *Session) complete(ctx context.Context, span *trace.Span, req *Request) 
 func (s *Session) callTool(ctx context.Context, call ToolCall) *value.TaskResult {
 	var res *value.TaskResult
 	var params *value.Dict
-	if s.allowed[call.Name] { // then s.cfg.Tools is not nil
+	if s.allowed[call.Name] {
 		params, res = parseArguments(call)
 	} else {
 		res = value.Failed(ReasonInputValidation, "tool '"+call.Name+"' is not available", nil)

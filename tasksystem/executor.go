@@ -147,7 +147,7 @@ type Options struct {
 
 	// Tools are the run's tools, offered to templates that allow them
 	// (SPEC §14.3); nil offers none.
-	Tools *handler.Tools
+	Tools handler.Toolbox
 	// ContextFraction is limits.context_fraction; 0 means the handler's
 	// default. A template's <limits max_context_fraction> wins.
 	ContextFraction float64
