@@ -118,9 +118,6 @@ type Options struct {
 	// Instructions is the text given to `evalrun task NAME "text"`, the value
 	// of {{instructions}}; "" means NoInstructions.
 	Instructions string
-	// BeforeFirstCall, when set, is called once, just before the run's first
-	// model call (the CLI prints the echo-provider notice there).
-	BeforeFirstCall func()
 
 	// Root is the project root: every file read for a task must lie inside
 	// it once symbolic links are resolved (SPEC §19). "" means WorkDir.
@@ -162,7 +159,6 @@ type Executor struct {
 	opts         Options
 	date         value.String
 	instructions value.String
-	firstCall    sync.Once
 	roots        fileRoots
 	subsetK      int
 	freshTopK    int
@@ -502,9 +498,6 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskSpan) *value
 				return e.replayed(j, r, u, a.Usage.Turns, seq, user, t.Name, hist.record)
 			}
 		}
-	}
-	if e.opts.BeforeFirstCall != nil {
-		e.firstCall.Do(e.opts.BeforeFirstCall)
 	}
 	answer, err := session.Run(ctx)
 	e.addSession(ctx, session, err)
