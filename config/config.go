@@ -10,14 +10,14 @@ import (
 	"github.com/evalrun/evalrun/handler"
 )
 
-// The defaults of SPEC §18.
+// The defaults of SPEC §18. Those the handler applies are the handler's.
 const (
-	DefaultMaxTurns        = 10
-	DefaultContextFraction = 0.8
+	DefaultMaxTurns        = handler.DefaultMaxTurns
+	DefaultContextFraction = handler.DefaultContextFraction
 	DefaultConcurrency     = 8
 	DefaultRecursionDepth  = 10_000
 	DefaultMaxStringBytes  = 64 << 20
-	DefaultLLMAttempts     = 3
+	DefaultLLMAttempts     = handler.DefaultAttempts
 	DefaultFreshTopK       = 5
 	DefaultSubsetK         = 5
 )
