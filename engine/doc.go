@@ -2,11 +2,12 @@
 // evalrun command and for any Go program that embeds evalrun: Open reads
 // the configuration (package config) and loads the templates of every
 // scope (package templates), registers them (tasksystem.Registry), builds
-// the providers (handler.NewProvider, with the choice of SPEC §14.5, the
-// echo notice, dry-run prompt capture and cassette recording), the tools
-// (handler.NewTools), the link to the memory index (package memory), the
-// executor (tasksystem.NewExecutor with the configured limits and roles)
-// and an interpreter over them (evaluator.New, evaluator.NewTaskSystem).
+// the providers (handler.NewProvider, with the choice of SPEC §14.5 and
+// cassette recording), the tools (package handler/tools), the link to the
+// memory index (package memory), the executor (tasksystem.NewExecutor with
+// the configured limits and roles), an interpreter over them
+// (evaluator.New, evaluator.NewTaskSystem) and the trace sinks that
+// observe the run (the echo notice, provenance, the dry run, the journal).
 //
 //	e, err := engine.Open(engine.Options{Provider: "echo", Stderr: os.Stderr})
 //	if err != nil {
