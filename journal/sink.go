@@ -79,7 +79,12 @@ func (s *Sink) Observe(e trace.Event) {
 			s.warn(c.Running())
 		}
 	case trace.Ended:
-		c := s.call(sp)
+		// A span's calls are all made before it ends, so its node is
+		// needed no longer.
+		s.mu.Lock()
+		c := s.calls[sp]
+		delete(s.calls, sp)
+		s.mu.Unlock()
 		if c == nil {
 			return
 		}
