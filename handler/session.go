@@ -87,6 +87,7 @@ type Toolbox interface {
 // is left out.
 type noTools struct{}
 
+// Offer implements Toolbox: every allowed tool is left out.
 func (noTools) Offer(task string, allowed []string) ([]ToolDef, []string) {
 	var warnings []string
 	seen := make(map[string]bool, len(allowed))
@@ -99,6 +100,7 @@ func (noTools) Offer(task string, allowed []string) ([]ToolDef, []string) {
 	return nil, warnings
 }
 
+// CallTool implements Toolbox: no tool is available.
 func (noTools) CallTool(ctx context.Context, name string, params *value.Dict) *value.TaskResult {
 	return value.Failed(ReasonInputValidation, "tool '"+name+"' is not available", nil)
 }
