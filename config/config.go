@@ -6,25 +6,27 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/evalrun/evalrun/handler"
 )
 
-// The defaults of SPEC §18.
+// The defaults of SPEC §18. Those the handler applies are the handler's.
 const (
-	DefaultMaxTurns        = 10
-	DefaultContextFraction = 0.8
+	DefaultMaxTurns        = handler.DefaultMaxTurns
+	DefaultContextFraction = handler.DefaultContextFraction
 	DefaultConcurrency     = 8
 	DefaultRecursionDepth  = 10_000
 	DefaultMaxStringBytes  = 64 << 20
-	DefaultLLMAttempts     = 3
+	DefaultLLMAttempts     = handler.DefaultAttempts
 	DefaultFreshTopK       = 5
 	DefaultSubsetK         = 5
 )
 
 // The provider types (SPEC §14.5, §18).
 const (
-	TypeOpenAI = "openai"
-	TypeEcho   = "echo"
-	TypeReplay = "replay"
+	TypeOpenAI = handler.TypeOpenAI
+	TypeEcho   = handler.TypeEcho
+	TypeReplay = handler.TypeReplay
 )
 
 // FileName is the name of both configuration files.
@@ -53,19 +55,11 @@ type Config struct {
 	AgentConfig
 }
 
-// Provider is one [providers.NAME] section. Zero values mean "not set".
+// Provider is one [providers.NAME] section: the handler's provider
+// settings (handler.ProviderConfig), defined there once. Zero values mean
+// "not set".
 type Provider struct {
-	// Type is openai, echo or replay. It is "" only for the names openai,
-	// echo and replay, which are their own type.
-	Type          string
-	BaseURL       string
-	APIKeyEnv     string
-	Model         string
-	ContextWindow int
-	Timeout       time.Duration
-	// Temperature, when set, is sent even when it is 0.
-	Temperature *float64
-	Cassette    string
+	handler.ProviderConfig
 }
 
 // EffectiveType returns the provider's type: Type, or the name itself for

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalrun/evalrun/handler"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -86,8 +87,8 @@ func TestSpecExample(t *testing.T) {
 	if cfg.DefaultProvider != "local-llm" {
 		t.Errorf("default_provider %q", cfg.DefaultProvider)
 	}
-	want := Provider{Type: "openai", BaseURL: "http://localhost:8000/v1", APIKeyEnv: "LOCAL_LLM_KEY",
-		Model: "qwen2.5-coder-32b", ContextWindow: 32768, Timeout: 120 * time.Second}
+	want := Provider{handler.ProviderConfig{Type: "openai", BaseURL: "http://localhost:8000/v1", APIKeyEnv: "LOCAL_LLM_KEY",
+		Model: "qwen2.5-coder-32b", ContextWindow: 32768, Timeout: 120 * time.Second}}
 	if diff := cmp.Diff(want, cfg.Providers["local-llm"]); diff != "" {
 		t.Errorf("local-llm (-want +got):\n%s", diff)
 	}
@@ -145,8 +146,8 @@ system = "local reviewer"
 	want := &Config{
 		DefaultProvider: "big",
 		Providers: map[string]Provider{
-			"big":   {Type: "openai", Model: "gpt-4.1", Temperature: &zero},
-			"small": {Type: "echo"},
+			"big":   {handler.ProviderConfig{Type: "openai", Model: "gpt-4.1", Temperature: &zero}},
+			"small": {handler.ProviderConfig{Type: "echo"}},
 		},
 		Limits: Limits{MaxTurns: 4, ContextFraction: 0.8, Concurrency: 2, RecursionDepth: 10000,
 			MaxStringBytes: 67108864, LLMAttempts: 3},

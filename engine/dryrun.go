@@ -16,6 +16,7 @@ import (
 	"github.com/evalrun/evalrun/handler"
 	"github.com/evalrun/evalrun/handler/tokens"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/trace"
 )
 
 // newRunID returns a run id of SPEC §16.1: the start time and four random
@@ -29,10 +30,11 @@ func newRunID(start time.Time) string {
 }
 
 // dryRun writes every prompt a run would send into
-// .evalrun/dry-run/RUN-ID/NNN-NAME.md (SPEC §17.7). It is the capture side
-// of the watched providers: each model call is recorded before the echo
-// provider answers it. It is safe for concurrent use; prompts are numbered
-// in the order the calls arrive.
+// .evalrun/dry-run/RUN-ID/NNN-NAME.md (SPEC §17.7). It is a trace sink and
+// gate on the model spans: each request is written down just before the
+// echo provider answers it (Span.Before), and a request that cannot be
+// written fails its task. It is safe for concurrent use; prompts are
+// numbered in the order the requests arrive.
 type dryRun struct {
 	// dir is the absolute directory of the run's prompts, shown is it as
 	// printed (relative to the working directory, with a final '/').
@@ -51,9 +53,26 @@ func newDryRun(root, runID string, display func(string) string) *dryRun {
 // unsafeName matches the characters replaced by '_' in prompt file names.
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
 
-// record writes one request of the call to a new prompt file.
-func (d *dryRun) record(call *callInfo, provider string, req *handler.Request) error {
-	text := d.render(call, provider, req)
+// Observe implements trace.Sink; the dry run acts in Before.
+func (d *dryRun) Observe(trace.Event) {}
+
+// Before implements trace.Gate: it writes the prompt of a model span and
+// lets the request go on, or fails it when the prompt cannot be written.
+func (d *dryRun) Before(s *trace.Span) (trace.Answer, bool) {
+	mc, ok := s.Detail().(handler.ModelCall)
+	if s.Kind() != trace.Model || !ok {
+		return trace.Answer{}, false
+	}
+	if err := d.record(templateOf(s), mc.Provider.Name(), mc.Request); err != nil {
+		return trace.Answer{Err: handler.NewError(handler.ReasonUnexpected, "dry run: "+err.Error(), err)}, true
+	}
+	return trace.Answer{}, false
+}
+
+// record writes one request of a task of template t (nil when unknown) to
+// a new prompt file.
+func (d *dryRun) record(t *templates.Template, provider string, req *handler.Request) error {
+	text := d.render(t, provider, req)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.n == 0 {
@@ -63,8 +82,8 @@ func (d *dryRun) record(call *callInfo, provider string, req *handler.Request) e
 	}
 	d.n++
 	name := "task"
-	if call != nil && call.template != nil {
-		name = call.template.Name
+	if t != nil {
+		name = t.Name
 	}
 	file := fmt.Sprintf("%03d-%s.md", d.n, unsafeName.ReplaceAllString(name, "_"))
 	return os.WriteFile(filepath.Join(d.dir, file), []byte(text), 0o644)
@@ -75,11 +94,11 @@ func (d *dryRun) record(call *callInfo, provider string, req *handler.Request) e
 // request (SPEC §14.2), then a "## system" section and one section per
 // message ("## user", and "## assistant" and "## tool" for earlier turns
 // and session history).
-func (d *dryRun) render(call *callInfo, provider string, req *handler.Request) string {
+func (d *dryRun) render(t *templates.Template, provider string, req *handler.Request) string {
 	var b strings.Builder
 	name, source := "(unknown)", ""
-	if call != nil && call.template != nil {
-		name, source = call.template.Name, call.template.Source()
+	if t != nil {
+		name, source = t.Name, t.Source()
 	}
 	fmt.Fprintf(&b, "# %s\n\n", name)
 	fmt.Fprintf(&b, "- template: %s\n", name)

@@ -11,10 +11,11 @@ import (
 
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/handler"
-	"github.com/evalrun/evalrun/memory"
+	"github.com/evalrun/evalrun/handler/tools"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -72,6 +73,17 @@ type Options struct {
 	// tool of workflows (SPEC §23.6); nil fails agent calls with
 	// configuration_error.
 	PlanAgents AgentRunner
+	// Resume, when set, makes the journaled run resume that run (--resume,
+	// SPEC §16.4; FindResume finds it): the completed task calls and
+	// workflow-level tool calls of it and of the runs it resumed from are
+	// replayed with notes.replayed true, {{date}} is the first run's
+	// start time, and its inputs are bound when Inputs is nil. It needs
+	// Journal.
+	Resume *Resume
+	// Inputs are the run's inputs (--set NAME=VALUE): bound as global
+	// variables before the first Run and again after Reset, and recorded
+	// as the journaled run's arguments.
+	Inputs []Input
 	// Getenv reads the environment (API keys, EVALRUN_HOME, HOME,
 	// EVALRUN_CASSETTE); nil means os.Getenv.
 	Getenv func(string) string
@@ -92,8 +104,8 @@ type Engine struct {
 	ws     *Workspace
 	stderr *lockedWriter
 	reg    *tasksystem.Registry
-	tasks  *runTasks
-	tools  *handler.Tools
+	tasks  *evaluator.TaskSystem
+	tools  *tools.Tools
 	exec   *tasksystem.Executor
 	interp *evaluator.Interpreter
 	prov   *provenance
@@ -107,6 +119,10 @@ type Engine struct {
 	runID    string
 	// journal records the run; nil without Options.Journal or with DryRun.
 	journal *runJournal
+	// sinks observe the run's calls (package trace): the echo notice, the
+	// provenance lines, the dry run and the journal, in that order. Every
+	// entry point installs them in its context (traced).
+	sinks []trace.Sink
 
 	closeOnce sync.Once
 	closeErr  error
@@ -125,6 +141,17 @@ func Open(opts Options) (*Engine, error) {
 	}
 	if opts.Timeout < 0 {
 		return nil, errorf(KindUsage, "invalid timeout %s: the duration must not be negative", opts.Timeout)
+	}
+	if opts.Resume != nil {
+		if opts.DryRun {
+			return nil, errorf(KindUsage, "--resume cannot be used with --dry-run: dry runs are not journaled")
+		}
+		if opts.Journal == nil {
+			return nil, errorf(KindUsage, "resuming run %s needs Options.Journal", opts.Resume.ID)
+		}
+		if opts.Inputs == nil {
+			opts.Inputs = opts.Resume.Inputs
+		}
 	}
 	out := opts.Stderr
 	if out == nil {
@@ -169,13 +196,12 @@ func Open(opts Options) (*Engine, error) {
 
 	// The registry: every template of every scope in load order (SPEC §10.2).
 	e.reg = ws.Registry()
-	// Record: one cassette for the whole run, wrapping every provider the
-	// watch wraps — the run's, the default and those templates name
-	// (decided here: with DryRun it records the echo answers).
+	// Record: one cassette for the whole run, wrapping every provider —
+	// the run's, the default and those templates name (decided here: with
+	// DryRun it records the echo answers).
 	if opts.Record != "" {
 		e.cassette = handler.NewCassette(e.path(opts.Record))
 	}
-	w := &watch{stderr: stderr, prov: e.prov, dry: e.dry, cassette: e.cassette}
 	var hide []string
 	for _, p := range cfg.Providers {
 		if p.APIKeyEnv != "" {
@@ -185,7 +211,7 @@ func Open(opts Options) (*Engine, error) {
 	// The memory's llm strategies run the built-in associative-matching
 	// templates through the executor, which is made below.
 	e.mem = newMemoryLink(ws.Root, cfg.Limits.Concurrency, e.runTemplate)
-	e.tools = handler.NewTools(handler.ToolsConfig{
+	e.tools = tools.NewTools(tools.ToolsConfig{
 		Root:       ws.Root,
 		WorkDir:    ws.WorkDir,
 		ShellAllow: cfg.Tools.ShellAllow,
@@ -195,7 +221,7 @@ func Open(opts Options) (*Engine, error) {
 		Stdin:      stdin,
 		Stderr:     stderr,
 		Interactive: func() bool {
-			return handler.IsTerminal(stdin) && handler.IsTerminal(out)
+			return tools.IsTerminal(stdin) && tools.IsTerminal(out)
 		},
 	})
 	e.registerPlanTools()
@@ -207,11 +233,11 @@ func Open(opts Options) (*Engine, error) {
 			Getenv:   opts.Getenv,
 			Notify:   func(msg string) { stderr.printf("%s\n", msg) },
 		},
-		watch: w,
-		built: map[string]handler.Provider{},
-		errs:  map[string]error{},
+		cassette: e.cassette,
+		built:    map[string]handler.Provider{},
+		errs:     map[string]error{},
 	}
-	runProvider, defaultProvider, err := e.chooseProviders(ps, w)
+	runProvider, defaultProvider, implicitEcho, err := e.chooseProviders(ps)
 	if err != nil {
 		e.mem.close()
 		return nil, err
@@ -221,15 +247,30 @@ func Open(opts Options) (*Engine, error) {
 		e.mem.close()
 		return nil, err
 	}
-	var taskJournal tasksystem.Journal
+	if implicitEcho != nil {
+		e.sinks = append(e.sinks, &echoNoticeSink{stderr: stderr, provider: implicitEcho})
+	}
+	e.sinks = append(e.sinks, e.prov)
+	if e.dry != nil {
+		e.sinks = append(e.sinks, e.dry)
+	}
 	if opts.Journal != nil && !opts.DryRun {
-		j, err := openJournal(ws.Root, opts.Journal, e.start, stderr)
+		info := *opts.Journal
+		if info.Args == nil {
+			info.Args = inputsDict(opts.Inputs)
+		}
+		resumed := ""
+		if opts.Resume != nil {
+			resumed = opts.Resume.ID
+		}
+		j, err := openJournal(ws.Root, &info, resumed, e.start, stderr)
 		if err != nil {
 			e.mem.close()
 			return nil, err
 		}
-		e.journal, e.runID, taskJournal = j, j.run.ID(), j
+		e.journal, e.runID = j, j.run.ID()
 		e.start = j.start
+		e.sinks = append(e.sinks, j.sink)
 	}
 	e.exec = tasksystem.NewExecutor(tasksystem.Options{
 		Start:           e.start,
@@ -249,7 +290,6 @@ func Open(opts Options) (*Engine, error) {
 		FreshTopK:       cfg.Context.FreshTopK,
 		Tools:           e.tools,
 		Memory:          e.mem,
-		Journal:         taskJournal,
 		AgentSettings:   agents,
 	})
 	ts := evaluator.NewTaskSystem(e.reg, e.exec)
@@ -263,7 +303,7 @@ func Open(opts Options) (*Engine, error) {
 			stderr.printf("warning: %s\n", msg)
 		}
 	}
-	e.tasks = &runTasks{TaskSystem: ts, journal: e.journal}
+	e.tasks = ts
 	for _, t := range e.reg.All() {
 		if t.Scope == templates.ScopeBuiltin {
 			continue
@@ -284,19 +324,32 @@ func Open(opts Options) (*Engine, error) {
 		Concurrency:    cfg.Limits.Concurrency,
 		MaxStringBytes: cfg.Limits.MaxStringBytes,
 	}
-	var steps evaluator.StepJournal
-	if e.journal != nil {
-		steps = e.journal
-	}
 	e.interp = evaluator.New(evaluator.Options{
 		Tasks:  e.tasks,
 		Limits: e.limits,
 		Stderr: stderr,
-		Steps:  steps,
 		Start:  e.start,
 	})
+	e.defineInputs()
 	return e, nil
 }
+
+// defineInputs binds Options.Inputs in the global environment.
+func (e *Engine) defineInputs() {
+	for _, in := range e.opts.Inputs {
+		e.interp.Define(in.Name, in.Value)
+	}
+}
+
+// Reset starts a new global environment in the same run (the REPL's
+// :reset), with Options.Inputs bound again.
+func (e *Engine) Reset() {
+	e.interp.Reset()
+	e.defineInputs()
+}
+
+// Define binds name to v in the global environment.
+func (e *Engine) Define(name string, v value.Value) { e.interp.Define(name, v) }
 
 // runTemplate runs a built-in template for the memory's llm strategies,
 // outside the run's concurrency semaphore.
@@ -311,7 +364,6 @@ func (e *Engine) runTemplate(ctx context.Context, name string, inputs *value.Dic
 			named = append(named, tasksystem.NamedArg{Name: k, Value: v})
 		}
 	}
-	ctx = context.WithValue(ctx, callKey{}, &callInfo{name: name, template: t})
 	return e.exec.Execute(ctx, tasksystem.Request{Name: name, Template: t, Named: named})
 }
 
@@ -324,43 +376,43 @@ func (e *Engine) path(p string) string {
 	return absTo(e.ws.WorkDir, p)
 }
 
-// Interpreter returns the run's interpreter: one global environment over
-// the run's task system, with the run's limits. Bind values with Define
-// before Run; Reset starts a new global environment in the same run.
-func (e *Engine) Interpreter() *evaluator.Interpreter { return e.interp }
-
-// Registry returns the run's template registry: every template of every
-// scope in load order, and those defatom adds while the run goes on.
-func (e *Engine) Registry() *tasksystem.Registry { return e.reg }
-
 // Workspace returns the directories, configuration and templates the run
 // was opened with.
 func (e *Engine) Workspace() *Workspace { return e.ws }
-
-// Tools returns the run's tools. Register a tool of the embedding program
-// before the first Run or Task.
-func (e *Engine) Tools() *handler.Tools { return e.tools }
 
 // Run evaluates a program in the interpreter's global environment and
 // returns the value of its last form. First it writes the provenance line
 // (SPEC §10.3) of every global, local or dir template the program names
 // statically; a template reached only through a computed name gets its
-// line just before its first model call. Errors are *evaluator.Error
-// values; a FAILED task is a value, not an error.
-func (e *Engine) Run(ctx context.Context, prog *evaluator.Program) (value.Value, error) {
-	for _, t := range staticTemplates(prog.Forms, e.reg.Lookup) {
+// line just before its first model call. Evaluation errors have a
+// position (ErrorDisplay); a FAILED task is a value, not an error.
+func (e *Engine) Run(ctx context.Context, prog *Program) (value.Value, error) {
+	for _, t := range staticTemplates(prog.p.Forms, e.reg.Lookup) {
 		e.prov.reached(t)
 	}
 	if e.journal != nil {
-		e.journal.plan(prog.Forms)
+		e.journal.plan(prog.p.Forms)
 	}
-	return e.interp.Run(ctx, prog)
+	return e.interp.Run(e.traced(ctx), prog.p)
+}
+
+// Evaluate evaluates a program in the interpreter's global environment as
+// an interactive session does: without the provenance lines of the
+// templates it names statically and without the journal's plan of its
+// steps (model calls still print their templates' provenance).
+func (e *Engine) Evaluate(ctx context.Context, prog *Program) (value.Value, error) {
+	return e.interp.Run(e.traced(ctx), prog.p)
+}
+
+// traced returns ctx with the run's trace sinks installed.
+func (e *Engine) traced(ctx context.Context) context.Context {
+	return trace.WithSinks(ctx, e.sinks...)
 }
 
 // Eval reads and compiles text as a program named name (used in
 // positions) and runs it as Run does. A syntax error is a *sexp.Error.
 func (e *Engine) Eval(ctx context.Context, name, text string) (value.Value, error) {
-	prog, err := evaluator.Compile(sexp.NewSource(name, text))
+	prog, err := Compile(sexp.NewSource(name, text))
 	if err != nil {
 		return nil, err
 	}
@@ -374,12 +426,12 @@ func (e *Engine) Eval(ctx context.Context, name, text string) (value.Value, erro
 // *UnknownTemplateError; a reserved argument of the wrong shape one
 // holding an *InputError. A task that fails returns a FAILED TaskResult
 // and no error.
-func (e *Engine) Task(ctx context.Context, name string, inputs []evaluator.NamedValue) (*value.TaskResult, error) {
+func (e *Engine) Task(ctx context.Context, name string, inputs []Input) (*value.TaskResult, error) {
 	t, ok := e.reg.Lookup(name)
 	if !ok {
 		return nil, &Error{Kind: KindUsage, Err: &UnknownTemplateError{Name: name, Suggestions: Suggest(e.reg, name)}}
 	}
-	call := &evaluator.TaskCall{Name: name, Template: t}
+	call := tasksystem.Request{Name: name, Template: t}
 	for _, in := range inputs {
 		var err error
 		switch in.Name {
@@ -391,26 +443,26 @@ func (e *Engine) Task(ctx context.Context, name string, inputs []evaluator.Named
 		case "history_config":
 			call.History, err = tasksystem.ParseHistoryArg(name, in.Value)
 		default:
-			call.Named = append(call.Named, in)
+			call.Named = append(call.Named, tasksystem.NamedArg{Name: in.Name, Value: in.Value})
 		}
 		if err != nil {
 			return nil, &Error{Kind: KindUsage, Err: &InputError{Name: in.Name, Err: err}}
 		}
 	}
 	e.prov.reached(t)
-	ctx, cancel := withTimeout(ctx, e.limits.Timeout)
+	ctx, cancel := withTimeout(e.traced(ctx), e.limits.Timeout)
 	defer cancel()
-	return e.tasks.Execute(ctx, call), nil
+	return e.exec.Execute(ctx, call), nil
 }
 
 // Context is the get-context lookup of the run (get_relevant_context_for,
 // SPEC §15.4) under the run's timeout. The first lookup of a run opens
 // the project's index and refreshes it; the llm strategies run the
 // built-in associative-matching templates on the run's providers.
-func (e *Engine) Context(ctx context.Context, q memory.Query) memory.Result {
-	ctx, cancel := withTimeout(ctx, e.limits.Timeout)
+func (e *Engine) Context(ctx context.Context, q ContextQuery) ContextResult {
+	ctx, cancel := withTimeout(e.traced(ctx), e.limits.Timeout)
 	defer cancel()
-	return e.mem.lookup(ctx, q)
+	return contextResult(e.mem.lookup(ctx, q.query()))
 }
 
 // withTimeout returns ctx bounded by the timeout d, if d is positive.
@@ -440,7 +492,7 @@ func (e *Engine) RunID() string { return e.runID }
 // model (memory's associative-matching calls and failed calls included),
 // the replayed ones, their tokens and turns — the data of the usage line
 // of SPEC §17.3.
-func (e *Engine) Usage() tasksystem.RunUsage { return e.exec.Usage() }
+func (e *Engine) Usage() Usage { return usageOf(e.exec.Usage()) }
 
 // Close ends the run: it closes the memory index and the cassette, and
 // under DryRun writes the summary line of SPEC §17.7 ("dry run: N prompts

@@ -19,9 +19,7 @@ import (
 
 	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/engine"
-	"github.com/evalrun/evalrun/evaluator"
-	"github.com/evalrun/evalrun/memory"
-	"github.com/evalrun/evalrun/tasksystem"
+	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -43,10 +41,10 @@ func project(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// env returns a Getenv with a home directory of its own and the given
-// variables.
+// env returns a Getenv with a home directory of its own, project-root
+// discovery bounded at the temporary directory, and the given variables.
 func env(t *testing.T, kv ...string) func(string) string {
-	m := map[string]string{"HOME": t.TempDir(), "EVALRUN_HOME": t.TempDir()}
+	m := map[string]string{"HOME": t.TempDir(), "EVALRUN_HOME": t.TempDir(), templates.CeilingEnv: os.TempDir()}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i]] = kv[i+1]
 	}
@@ -133,8 +131,8 @@ func TestOpenErrors(t *testing.T) {
 func TestRun(t *testing.T) {
 	dir := project(t, map[string]string{".evalrun/templates/greet.xml": greetXML})
 	var stderr bytes.Buffer
-	e := open(t, engine.Options{WorkDir: dir, Stderr: &stderr, Getenv: env(t)})
-	e.Interpreter().Define("who", value.String("Ann"))
+	e := open(t, engine.Options{WorkDir: dir, Stderr: &stderr, Getenv: env(t),
+		Inputs: []engine.Input{{Name: "who", Value: value.String("Ann")}}})
 	v, err := e.Eval(context.Background(), "<test>", `(log-message "before") (get-field (greet (name who)) "content")`)
 	if err != nil {
 		t.Fatal(err)
@@ -172,11 +170,11 @@ func TestTask(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name   string
-		inputs []evaluator.NamedValue
+		inputs []engine.Input
 		want   string
 	}{
-		{"greet", []evaluator.NamedValue{{Name: "name", Value: value.String("Bo")}}, "Hello Bo!"},
-		{"hi", []evaluator.NamedValue{{Name: "name", Value: value.String("Cy")}}, "Hello Cy!"},
+		{"greet", []engine.Input{{Name: "name", Value: value.String("Bo")}}, "Hello Bo!"},
+		{"hi", []engine.Input{{Name: "name", Value: value.String("Cy")}}, "Hello Cy!"},
 		{"atomic:say", nil, "Say: hi there"},
 	} {
 		res, err := e.Task(ctx, tc.name, tc.inputs)
@@ -193,7 +191,7 @@ func TestTask(t *testing.T) {
 	if !errors.As(err, &ut) || err.Error() != "unknown template 'gret' (did you mean 'greet'?)" {
 		t.Errorf("unknown name: %v", err)
 	}
-	_, err = e.Task(ctx, "greet", []evaluator.NamedValue{{Name: "files", Value: value.Int(3)}})
+	_, err = e.Task(ctx, "greet", []engine.Input{{Name: "files", Value: value.Int(3)}})
 	var ie *engine.InputError
 	var ee *engine.Error
 	if !errors.As(err, &ie) || ie.Name != "files" || !errors.As(err, &ee) || ee.Kind != engine.KindUsage {
@@ -252,7 +250,7 @@ func TestContext(t *testing.T) {
 		"docs/other.md":   "Nothing to see here.\n",
 	})
 	e := open(t, engine.Options{WorkDir: dir, Getenv: env(t)})
-	res := e.Context(context.Background(), memory.Query{Query: "exponential backoff", TopK: 5})
+	res := e.Context(context.Background(), engine.ContextQuery{Query: "exponential backoff", TopK: 5})
 	if res.Error != "" || len(res.Matches) == 0 || res.Matches[0].ID != "docs/retries.md" {
 		t.Errorf("result %+v", res)
 	}
@@ -278,7 +276,7 @@ func TestImplicitOpenAI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, wantUsage := `("from the server" "openai")`, tasksystem.RunUsage{Calls: 1, InputTokens: 5, OutputTokens: 3, Turns: 1}
+		want, wantUsage := `("from the server" "openai")`, engine.Usage{Calls: 1, InputTokens: 5, OutputTokens: 3, Turns: 1}
 		if dry {
 			want = `("Hi" "echo")`
 			wantUsage.InputTokens, wantUsage.OutputTokens = e.Usage().InputTokens, e.Usage().OutputTokens

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/evalrun/evalrun/config"
-	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -41,7 +40,7 @@ func TestInitCreatesAWorkingProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	r, err := e.Task(context.Background(), "hello", []evaluator.NamedValue{{Name: "name", Value: value.String("Ada")}})
+	r, err := e.Task(context.Background(), "hello", []Input{{Name: "name", Value: value.String("Ada")}})
 	if err != nil {
 		t.Fatal(err)
 	}

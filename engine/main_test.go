@@ -6,9 +6,12 @@ import (
 	"testing"
 )
 
-// TestMain points EVALRUN_HOME at an empty directory, so that the global
-// configuration and templates of the machine running the tests (read
-// through os.Getenv by the examples) play no part.
+// TestMain points EVALRUN_HOME at an empty directory and bounds
+// project-root discovery at the temporary directory
+// (EVALRUN_CEILING_DIRECTORIES), so that the global configuration and
+// templates of the machine running the tests (read through os.Getenv by
+// the examples) and any .evalrun/ above the temporary directory play no
+// part.
 func TestMain(m *testing.M) {
 	home, err := os.MkdirTemp("", "engine-test-home")
 	if err != nil {
@@ -16,6 +19,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("EVALRUN_HOME", home)
+	os.Setenv("EVALRUN_CEILING_DIRECTORIES", os.TempDir())
 	code := m.Run()
 	os.RemoveAll(home)
 	os.Exit(code)

@@ -6,7 +6,7 @@ import (
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/handler/tokens"
 	"github.com/evalrun/evalrun/memory"
-	"github.com/evalrun/evalrun/tasksystem"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -36,30 +36,48 @@ func newMemoryLink(root string, poolSize int, run func(ctx context.Context, name
 
 // getContext implements evaluator.ContextFunc.
 func (m *memoryLink) getContext(ctx context.Context, q evaluator.ContextQuery) *value.Dict {
-	return m.mem.GetRelevantContextFor(ctx, memory.Query{
-		Query:               q.Query,
-		TemplateDescription: q.TemplateDescription,
-		Strategy:            q.Strategy,
-		TopK:                q.TopK,
-	}).Value()
+	return m.lookup(ctx, q).Value()
 }
 
-// lookup is get_relevant_context_for (SPEC §15.4), for Engine.Context.
+// lookup is get_relevant_context_for (SPEC §15.4), for get-context and
+// Engine.Context: a get-context span (trace.GetContext) named by the
+// query, in which the llm strategies' task calls are made.
 func (m *memoryLink) lookup(ctx context.Context, q memory.Query) memory.Result {
-	return m.mem.GetRelevantContextFor(ctx, q)
+	ctx, span := startLookup(ctx, q)
+	r := m.mem.GetRelevantContextFor(ctx, q)
+	endLookup(span, r.Error, nil)
+	return r
 }
 
-// Lookup implements tasksystem.Memory.
-func (m *memoryLink) Lookup(ctx context.Context, q tasksystem.MemoryQuery) (tasksystem.MemoryResult, error) {
-	r, err := m.mem.Lookup(ctx, memory.Query{Query: q.Query, Strategy: q.Strategy, TopK: q.TopK})
+// startLookup opens the get-context span of a memory lookup.
+func startLookup(ctx context.Context, q memory.Query) (context.Context, *trace.Span) {
+	if !trace.Enabled(ctx) {
+		return ctx, nil
+	}
+	in := value.DictOf("strategy", value.String(q.Strategy), "top_k", value.Int(q.TopK))
+	return trace.Start(ctx, trace.GetContext, q.Query, in)
+}
+
+// endLookup ends the get-context span of a memory lookup with its error
+// message ("" when it succeeded) or Go error.
+func endLookup(span *trace.Span, msg string, err error) {
 	if err != nil {
-		return tasksystem.MemoryResult{}, err
+		msg = err.Error()
 	}
-	out := tasksystem.MemoryResult{Summary: r.ContextSummary, Error: r.Error}
-	for _, x := range r.Matches {
-		out.Matches = append(out.Matches, tasksystem.MemoryMatch(x))
+	if msg != "" {
+		span.End(trace.Result{Status: trace.Failed, Error: msg}, trace.Usage{})
+		return
 	}
-	return out, nil
+	span.End(trace.Result{Status: trace.Completed}, trace.Usage{})
+}
+
+// Lookup implements tasksystem.Memory: the executor's fresh lookups, each
+// a get-context span.
+func (m *memoryLink) Lookup(ctx context.Context, q memory.Query) (memory.Result, error) {
+	ctx, span := startLookup(ctx, q)
+	r, err := m.mem.Lookup(ctx, q)
+	endLookup(span, r.Error, err)
+	return r, err
 }
 
 // retriever is the memory as system_get_context sees it.

@@ -11,12 +11,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/evalrun/evalrun/evaluator"
-	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/handler/tools"
 	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/plan"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -116,13 +116,13 @@ type planExecutor struct {
 // RunTask runs the role template of a task with the provider, or renders
 // it and hands the prompt to the agent.
 func (x *planExecutor) RunTask(ctx context.Context, call plan.TaskCall) (plan.Answer, error) {
-	inputs := make([]evaluator.NamedValue, 0, len(call.Inputs))
+	inputs := make([]Input, 0, len(call.Inputs))
 	for _, kv := range call.Inputs {
 		v, err := toValue(kv.Value)
 		if err != nil {
 			return plan.Answer{}, err
 		}
-		inputs = append(inputs, evaluator.NamedValue{Name: kv.Key, Value: v})
+		inputs = append(inputs, Input{Name: kv.Key, Value: v})
 	}
 	if call.Agent != "" && !x.forceProvider && !x.dry {
 		t, ok := x.e.reg.Lookup(call.Template)
@@ -146,7 +146,7 @@ func (x *planExecutor) RunTask(ctx context.Context, call plan.TaskCall) (plan.An
 // dry runs the prompt goes to the provider through plan/agent-step.
 func (x *planExecutor) RunAgent(ctx context.Context, call plan.AgentCall) (plan.Answer, error) {
 	if x.forceProvider || x.dry {
-		res, err := x.e.Task(ctx, "plan/agent-step", []evaluator.NamedValue{{Name: "prompt", Value: value.String(call.Prompt)}})
+		res, err := x.e.Task(ctx, "plan/agent-step", []Input{{Name: "prompt", Value: value.String(call.Prompt)}})
 		if err != nil {
 			return plan.Answer{}, err
 		}
@@ -158,10 +158,6 @@ func (x *planExecutor) RunAgent(ctx context.Context, call plan.AgentCall) (plan.
 func (x *planExecutor) agent(ctx context.Context, name, prompt, dir string, readOnly bool) (plan.Answer, error) {
 	if x.agents == nil {
 		return plan.Answer{}, fmt.Errorf("%s: agent '%s' is not available: this build runs no agents of §22; map the role to \"none\" in [plan.agents] or use --agent none", tasksystem.ReasonConfiguration, name)
-	}
-	j := x.e.journal
-	if j == nil {
-		return x.agents.RunAgent(ctx, name, prompt, dir, readOnly)
 	}
 	// An agent call is a task node "agent:NAME" keyed by the hash of what
 	// it was asked; --resume replays a completed one instead of paying
@@ -178,42 +174,37 @@ func (x *planExecutor) agent(ctx context.Context, name, prompt, dir string, read
 	sum := sha256.Sum256([]byte(journal.CanonicalJSON(in)))
 	hash := hex.EncodeToString(sum[:])
 	call := "agent:" + name
-	if r, u, _, ok := j.Replay(call, hash); ok {
-		if c := j.begin(ctx, journal.KindTask, call, hash, in); c != nil {
-			j.warn(c.Running())
-			j.warn(c.End(resultStatus(r), r, "", journal.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens), Turns: 1}, 0, true))
+	ctx, sp := trace.Start(ctx, trace.Task, call, in, trace.Key(hash), trace.Executor(call))
+	sp.Running()
+	if a, ok := sp.Before(); ok {
+		if a.Err != nil {
+			sp.End(trace.Result{Status: trace.Failed, Error: a.Err.Error()}, trace.Usage{})
+			return plan.Answer{}, a.Err
 		}
-		return plan.Answer{Text: r.Content, Tokens: int64(u.InputTokens + u.OutputTokens)}, nil
-	}
-	c := j.begin(ctx, journal.KindTask, call, hash, in)
-	if c != nil {
-		j.warn(c.Running())
+		if r, isResult := a.Value.(*value.TaskResult); isResult {
+			sp.End(trace.ResultOf(r, true), a.Usage)
+			return plan.Answer{Text: r.Content, Tokens: int64(a.Usage.InputTokens + a.Usage.OutputTokens)}, nil
+		}
 	}
 	ans, err := x.agents.RunAgent(ctx, name, prompt, dir, readOnly)
-	if c != nil {
-		res := &value.TaskResult{Status: value.StatusComplete, Content: ans.Text}
-		msg := ""
-		if err != nil {
-			res = value.Failed(tasksystem.ReasonLLMError, err.Error(), nil)
-			msg = err.Error()
-		}
-		j.warn(c.End(resultStatus(res), res, msg, journal.Usage{OutputTokens: ans.Tokens, Turns: 1}, 1, false))
+	res := &value.TaskResult{Status: value.StatusComplete, Content: ans.Text}
+	if err != nil {
+		res = value.Failed(tasksystem.ReasonLLMError, err.Error(), nil)
 	}
+	sp.End(trace.ResultOf(res, false), trace.Usage{OutputTokens: int(ans.Tokens), Turns: 1})
 	return ans, err
 }
 
 // Begin opens a step node of the journal for a task or a step.
 func (x *planExecutor) Begin(ctx context.Context, kind, name string) (context.Context, func(string, error)) {
-	if x.e.journal == nil {
-		return ctx, func(string, error) {}
-	}
-	ctx, end := x.e.journal.BeginStep(ctx, name)
+	ctx, sp := trace.Start(ctx, trace.Step, name, nil)
+	sp.Running()
 	return ctx, func(out string, err error) {
 		if err != nil {
-			end("failed", nil, err.Error(), 1)
+			sp.End(trace.Result{Status: trace.Failed, Error: err.Error(), Attempts: 1}, trace.Usage{})
 			return
 		}
-		end("completed", value.String(out), "", 1)
+		sp.End(trace.Result{Status: trace.Completed, Value: value.String(out), Attempts: 1}, trace.Usage{})
 	}
 }
 
@@ -250,7 +241,7 @@ func answerOf(res *value.TaskResult) (plan.Answer, error) {
 
 // renderPrompt renders a template's system and instructions with inputs,
 // for an agent.
-func renderPrompt(t *templates.Template, inputs []evaluator.NamedValue) (string, error) {
+func renderPrompt(t *templates.Template, inputs []Input) (string, error) {
 	lookup := func(name string) (value.Value, bool) {
 		for _, in := range inputs {
 			if in.Name == name {
@@ -330,11 +321,11 @@ const (
 
 // registerPlanTools adds plan-load and plan-run to the run's tools.
 func (e *Engine) registerPlanTools() {
-	dirParam := handler.Param{Name: "dir", Kind: handler.ParamString, Required: true, Description: "The session directory .workflow/active/WFS-…, relative to the working directory."}
-	e.tools.Register(handler.Tool{
+	dirParam := tools.Param{Name: "dir", Kind: tools.ParamString, Required: true, Description: "The session directory .workflow/active/WFS-…, relative to the working directory."}
+	e.tools.Register(tools.Tool{
 		Name:        ToolPlanLoad,
 		Description: "Read and check a Claude-Code-Workflow plan; returns {session, tasks, order}.",
-		Params:      []handler.Param{dirParam},
+		Params:      []tools.Param{dirParam},
 		Unavailable: func() string { return "plan-load is for workflows, not models" },
 		Run: func(ctx context.Context, params *value.Dict) *value.TaskResult {
 			p, fail := e.loadPlanTool(params)
@@ -371,13 +362,13 @@ func (e *Engine) registerPlanTools() {
 			return &value.TaskResult{Status: value.StatusComplete, Content: value.JSON(d), Parsed: d}
 		},
 	})
-	e.tools.Register(handler.Tool{
+	e.tools.Register(tools.Tool{
 		Name:        ToolPlanRun,
 		Description: "Run a Claude-Code-Workflow plan as evalrun plan run does; returns a dict of per-task results.",
-		Params: []handler.Param{dirParam,
-			{Name: "task", Kind: handler.ParamString, Description: "Run only these tasks, separated by spaces (IMPL-1, IMPL-1.*)."},
-			{Name: "parallel", Kind: handler.ParamInt, Description: "Tasks at once (default 1)."},
-			{Name: "agent", Kind: handler.ParamString, Description: "The agent of tasks nothing else assigns; none for the provider."},
+		Params: []tools.Param{dirParam,
+			{Name: "task", Kind: tools.ParamString, Description: "Run only these tasks, separated by spaces (IMPL-1, IMPL-1.*)."},
+			{Name: "parallel", Kind: tools.ParamInt, Description: "Tasks at once (default 1)."},
+			{Name: "agent", Kind: tools.ParamString, Description: "The agent of tasks nothing else assigns; none for the provider."},
 		},
 		Unavailable: func() string { return "plan-run is for workflows, not models" },
 		Run: func(ctx context.Context, params *value.Dict) *value.TaskResult {

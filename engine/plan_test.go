@@ -271,7 +271,16 @@ func TestPlanKillAndResume(t *testing.T) {
 	}
 	rec, _ := lastTree(t, root)
 	fa := &fakeAgents{log: filepath.Join(root, "spent.log")}
-	if _, err := runPlan(t, root, engine.Options{Journal: &engine.JournalInfo{WorkflowPath: "plan", ResumedFrom: rec.ID}}, engine.PlanRun{Agents: fa, Agent: "claude", Resume: true}); err != nil {
+	resume, err := engine.FindResume(engine.Options{WorkDir: root, Getenv: func(k string) string {
+		if k == "HOME" {
+			return root
+		}
+		return os.Getenv(k)
+	}}, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runPlan(t, root, engine.Options{Journal: &engine.JournalInfo{WorkflowPath: "plan"}, Resume: resume}, engine.PlanRun{Agents: fa, Agent: "claude", Resume: true}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(filepath.Join(root, "spent.log"))

@@ -17,9 +17,9 @@ func TestNewProvider(t *testing.T) {
 		{"echo", config.Provider{}, "echo"},
 		{"openai", config.Provider{}, "openai"},
 		{"replay", config.Provider{}, "replay"},
-		{"quiet", config.Provider{Type: "echo"}, "quiet"},
-		{"local-llm", config.Provider{Type: "openai", BaseURL: "http://127.0.0.1:9/v1"}, "local-llm"},
-		{"other", config.Provider{Type: "anthropic"}, "error: provider type anthropic is not available yet"},
+		{"quiet", config.Provider{ProviderConfig: handler.ProviderConfig{Type: "echo"}}, "quiet"},
+		{"local-llm", config.Provider{ProviderConfig: handler.ProviderConfig{Type: "openai", BaseURL: "http://127.0.0.1:9/v1"}}, "local-llm"},
+		{"other", config.Provider{ProviderConfig: handler.ProviderConfig{Type: "anthropic"}}, "error: provider type anthropic is not available yet"},
 	} {
 		p, err := ps.newProvider(tc.name, tc.cfg)
 		got := ""

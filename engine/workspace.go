@@ -12,7 +12,7 @@ import (
 
 	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/evaluator"
-	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/handler/tools"
 	"github.com/evalrun/evalrun/memory"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
@@ -26,7 +26,8 @@ type Workspace struct {
 	// WorkDir is the absolute working directory.
 	WorkDir string
 	// Root is the project root: the nearest ancestor of WorkDir holding
-	// .evalrun/ or .git, else WorkDir.
+	// .evalrun/ or .git, else WorkDir, never at or above a directory of
+	// $EVALRUN_CEILING_DIRECTORIES (templates.CeilingEnv).
 	Root string
 	// Home is the home directory, shown as "~" in paths.
 	Home string
@@ -39,7 +40,7 @@ type Workspace struct {
 	// in load order.
 	Diagnostics []templates.Diagnostic
 
-	tools *handler.Tools
+	tools *tools.Tools
 }
 
 // LoadWorkspace finds the project root from opts.WorkDir, reads the
@@ -55,16 +56,11 @@ func LoadWorkspace(opts Options) (*Workspace, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	wd := opts.WorkDir
-	if wd == "" {
-		var err error
-		if wd, err = os.Getwd(); err != nil {
-			return nil, errorf(KindUsage, "cannot find the working directory: %v", err)
-		}
-	} else if abs, err := filepath.Abs(wd); err == nil {
-		wd = abs
+	ws, err := locate(opts)
+	if err != nil {
+		return nil, err
 	}
-	ws := &Workspace{WorkDir: wd, Root: templates.ProjectRoot(wd), Home: home(getenv)}
+	wd := ws.WorkDir
 	cfg, err := config.Load(config.GlobalPath(getenv), config.LocalPath(ws.Root),
 		config.WithDisplay(ws.Display))
 	if err != nil {
@@ -82,7 +78,7 @@ func LoadWorkspace(opts Options) (*Workspace, error) {
 	}
 	src.Local = filepath.Join(ws.Root, ".evalrun", "templates")
 	src.Dirs = opts.Templates
-	ws.tools = handler.NewTools(handler.ToolsConfig{Root: ws.Root, WorkDir: wd})
+	ws.tools = tools.NewTools(tools.ToolsConfig{Root: ws.Root, WorkDir: wd})
 	tasks, err := configTasks(cfg)
 	if err != nil {
 		return nil, err
@@ -132,19 +128,41 @@ func (w *Workspace) Registry() *tasksystem.Registry {
 // Tools returns the built-in tools as templates are validated against
 // them: rooted at the project, without the settings of a run (no shell
 // commands allowed, no memory).
-func (w *Workspace) Tools() *handler.Tools { return w.tools }
+func (w *Workspace) Tools() *tools.Tools { return w.tools }
 
 // Context is the get-context lookup (SPEC §15.4) without a run, for the
 // content and metadata strategies, which ask no model: it opens the
 // project's index, refreshes it, looks q up under [limits] timeout and
 // closes the index. The llm strategies run templates on a run's providers:
 // use Engine.Context for them.
-func (w *Workspace) Context(ctx context.Context, q memory.Query) memory.Result {
+func (w *Workspace) Context(ctx context.Context, q ContextQuery) ContextResult {
 	m := memory.New(w.Root, nil, w.Config.Limits.Concurrency)
 	defer m.Close()
 	ctx, cancel := withTimeout(ctx, w.Config.Limits.Timeout)
 	defer cancel()
-	return m.GetRelevantContextFor(ctx, q)
+	return contextResult(m.GetRelevantContextFor(ctx, q.query()))
+}
+
+// locate returns a Workspace with only its directories: the working
+// directory (opts.WorkDir made absolute, else the process's), the project
+// root (bounded by $EVALRUN_CEILING_DIRECTORIES read through opts.Getenv)
+// and the home directory.
+func locate(opts Options) (*Workspace, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	wd := opts.WorkDir
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return nil, errorf(KindUsage, "cannot find the working directory: %v", err)
+		}
+	} else if abs, err := filepath.Abs(wd); err == nil {
+		wd = abs
+	}
+	root := templates.ProjectRootBelow(wd, templates.Ceilings(getenv(templates.CeilingEnv)))
+	return &Workspace{WorkDir: wd, Root: root, Home: home(getenv)}, nil
 }
 
 // home returns the home directory: $HOME, else the system's idea of it.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalrun/evalrun/memory"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/value"
 )
@@ -18,18 +19,14 @@ func init() {
 }
 
 // ContextQuery is one memory lookup requested by get-context (SPEC §8.7,
-// §15.4).
-type ContextQuery struct {
-	Query               string
-	TemplateDescription string
-	Strategy            string // content, metadata, llm or llm-metadata
-	TopK                int
-}
+// §15.4): the memory package's query, with the inputs already appended to
+// Query.
+type ContextQuery = memory.Query
 
-// The get-context defaults and bounds.
+// The get-context defaults and bounds, those of the memory package.
 const (
-	DefaultContextTopK = 10
-	MaxContextTopK     = 100
+	DefaultContextTopK = memory.DefaultTopK
+	MaxContextTopK     = memory.MaxTopK
 )
 
 // contextStrategies maps the accepted strategy names to the canonical ones.
@@ -74,7 +71,7 @@ func evalGetContext(t *thread, x *expr, env *Env) (value.Value, error) {
 		}
 		query = v
 	}
-	if err := q.set(query, strategy, topK, inputs, description, x.pos()); err != nil {
+	if err := setContextQuery(&q, query, strategy, topK, inputs, description, x.pos()); err != nil {
 		return nil, err
 	}
 	return t.getContext(q, x.pos())
@@ -83,14 +80,15 @@ func evalGetContext(t *thread, x *expr, env *Env) (value.Value, error) {
 // primGetContext is get-context applied to one value: the query.
 func primGetContext(t *thread, c *call, args []value.Value) (value.Value, error) {
 	q := ContextQuery{TopK: DefaultContextTopK}
-	if err := q.set(args[0], nil, nil, nil, nil, c.at()); err != nil {
+	if err := setContextQuery(&q, args[0], nil, nil, nil, nil, c.at()); err != nil {
 		return nil, err
 	}
 	return t.getContext(q, c.at())
 }
 
-// set checks and stores the evaluated parameters; nil means not given.
-func (q *ContextQuery) set(query, strategy, topK, inputs, description value.Value, pos sexp.Pos) error {
+// setContextQuery checks and stores the evaluated parameters in q; nil
+// means not given.
+func setContextQuery(q *ContextQuery, query, strategy, topK, inputs, description value.Value, pos sexp.Pos) error {
 	var err error
 	if q.Query, err = contextText("query", query, pos); err != nil {
 		return err

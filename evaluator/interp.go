@@ -57,9 +57,6 @@ type Options struct {
 	// Start is the run's start time, the {{date}} of render; zero means the
 	// time New is called.
 	Start time.Time
-	// Steps records every step form in the run's journal (SPEC §16.2); nil
-	// records nothing.
-	Steps StepJournal
 }
 
 // Interpreter evaluates programs in one global environment. It is the
@@ -78,18 +75,15 @@ type Interpreter struct {
 
 	defMu sync.Mutex // serialises defatom registration
 	start time.Time
-	// stepJournal records steps; nil records nothing.
-	stepJournal StepJournal
 }
 
 // New returns an Interpreter whose global frame binds null.
 func New(opts Options) *Interpreter {
 	in := &Interpreter{
-		tasks:       opts.Tasks,
-		limits:      opts.Limits.withDefaults(),
-		stderr:      opts.Stderr,
-		start:       opts.Start,
-		stepJournal: opts.Steps,
+		tasks:  opts.Tasks,
+		limits: opts.Limits.withDefaults(),
+		stderr: opts.Stderr,
+		start:  opts.Start,
 	}
 	if in.start.IsZero() {
 		in.start = time.Now()

@@ -1,36 +1,15 @@
 package evaluator
 
 import (
-	"context"
 	"strings"
 
 	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
 func init() {
 	defineForm("step", evalStep)
-}
-
-// The statuses a step ends with in the journal (SPEC §16.2).
-const (
-	StepCompleted = "completed"
-	StepFailed    = "failed"
-	StepSkipped   = "skipped"
-)
-
-// StepJournal records steps in the run's journal (SPEC §16.2). The
-// evaluator does not import the journal: the engine plugs it in through
-// Options.Steps.
-type StepJournal interface {
-	// BeginStep records the start of the step name under the parent ctx
-	// carries and returns the context of its attempts, which carries the
-	// step as the parent of the calls made inside it
-	// (tasksystem.WithParent), and the function that records its end:
-	// status StepCompleted, StepFailed or StepSkipped, its value (nil when
-	// it has none), the reason of its last failure ("" when completed) and
-	// the number of attempts made.
-	BeginStep(ctx context.Context, name string) (context.Context, func(status string, v value.Value, reason string, attempts int))
 }
 
 // stepPolicy is a step's :on-error policy (SPEC §7.17).
@@ -118,28 +97,29 @@ func evalStep(t *thread, x *expr, env *Env) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	end := func(string, value.Value, string, int) {}
-	if t.in.stepJournal != nil {
-		outer := t.ctx
-		var ctx context.Context
-		ctx, end = t.in.stepJournal.BeginStep(outer, name)
-		t.ctx = ctx
-		defer func() { t.ctx = outer }()
+	// The step is a span (SPEC §16.2): the calls made inside it are its
+	// children.
+	outer := t.ctx
+	ctx, span := trace.Start(outer, trace.Step, name, nil)
+	t.ctx = ctx
+	defer func() { t.ctx = outer }()
+	end := func(status trace.Status, v value.Value, reason string, attempts int) {
+		span.End(trace.Result{Status: status, Value: v, Error: reason, Attempts: attempts}, trace.Usage{})
 	}
 	v, reason, attempts, err := t.stepAttempts(a[1], env, x, policy)
 	switch {
 	case err != nil:
-		end(StepFailed, nil, firstLine(err.Error()), attempts)
+		end(trace.Failed, nil, firstLine(err.Error()), attempts)
 		return nil, err
 	case v != nil:
-		end(StepCompleted, v, "", attempts)
+		end(trace.Completed, v, "", attempts)
 		return v, nil
 	case policy.skip:
-		end(StepSkipped, nil, reason, attempts)
+		end(trace.Skipped, nil, reason, attempts)
 		t.in.logf("warning: optional step '%s' skipped: %s\n", name, reason)
 		return value.Null{}, nil
 	}
-	end(StepFailed, nil, reason, attempts)
+	end(trace.Failed, nil, reason, attempts)
 	return nil, errorf(x.pos(), KindStep, "step '%s' failed: %s", name, reason)
 }
 

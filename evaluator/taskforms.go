@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -94,7 +95,7 @@ func primCall(t *thread, c *call, args []value.Value) (value.Value, error) {
 	}
 	if t.in.tasks != nil {
 		if tmpl, ok := t.in.tasks.Lookup(name); ok {
-			tc := &TaskCall{Name: name, Template: tmpl, Pos: c.at()}
+			tc := &TaskCall{Request: tasksystem.Request{Name: name, Template: tmpl}, Pos: c.at()}
 			for k, v := range inputs.All() {
 				if err := tc.setArg(k, v); err != nil {
 					return nil, errorf(c.argPos(1), KindValue, "%s", err)

@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -32,47 +34,25 @@ type Tasks interface {
 	GetContext(ctx context.Context, q ContextQuery) *value.Dict
 }
 
-// Waiter is an optional interface of a Tasks that records the calls
-// waiting for a slot of the run's concurrency semaphore (the journal's
-// pending status, SPEC §16.2).
-type Waiter interface {
-	// Waiting is called before a task call (kind "task", name the
-	// template's name) or a tool call (kind "tool") waits for its slot. The
-	// context it returns is the one Execute or CallTool then receives.
-	Waiting(ctx context.Context, kind, name string) context.Context
+// waiting returns the context of a task or tool call about to wait for a
+// slot of the run's concurrency semaphore: the call's span waits
+// (trace.Wait, the journal's pending status, SPEC §16.2) until the task
+// system starts it.
+func (t *thread) waiting(kind trace.Kind, name string) context.Context {
+	return trace.Wait(t.ctx, kind, name)
 }
 
-// waiting returns the context of a call about to wait for its slot.
-func (t *thread) waiting(kind, name string) context.Context {
-	if w, ok := t.in.tasks.(Waiter); ok {
-		return w.Waiting(t.ctx, kind, name)
-	}
-	return t.ctx
-}
-
-// NamedValue is one named argument of a task call, in call order.
-type NamedValue struct {
-	Name  string
-	Value value.Value
-}
+// NamedValue is one named argument of a task call, in call order: the
+// task system's NamedArg.
+type NamedValue = tasksystem.NamedArg
 
 // TaskCall is one task call as the evaluator hands it to the task system
-// (SPEC §11): the template, the evaluated inputs and the reserved arguments.
+// (SPEC §11): the task system's Request — the template, the evaluated
+// inputs, the reserved arguments and the ambient context in force — and
+// the position of the call.
 type TaskCall struct {
-	Name       string // as written or computed
-	Template   *templates.Template
-	Named      []NamedValue
-	Positional []value.Value
-	Files      []string
-	FilesGiven bool
-	Context    templates.ContextSettings
-	History    templates.HistoryConfig
-	// Ambient holds the with-context items in force (SPEC §13.3), and
-	// AmbientSummary the summary of the innermost get-context result among
-	// them.
-	Ambient        []value.Value
-	AmbientSummary string
-	Pos            sexp.Pos
+	tasksystem.Request
+	Pos sexp.Pos
 }
 
 // callArg is one parsed (name expr) or :name expr argument.
@@ -124,7 +104,7 @@ func (t *thread) taskCallSyntax(name string, tmpl *templates.Template, x *expr, 
 	if err != nil {
 		return nil, err
 	}
-	tc := &TaskCall{Name: name, Template: tmpl, Pos: x.pos()}
+	tc := &TaskCall{Request: tasksystem.Request{Name: name, Template: tmpl}, Pos: x.pos()}
 	for _, a := range args {
 		v, err := t.eval(a.x, env)
 		if err != nil {
@@ -191,7 +171,7 @@ func (t *thread) taskCallValues(name string, tmpl *templates.Template, args []va
 	if len(args) > len(tmpl.Inputs) {
 		return nil, errorf(pos, KindArity, "Task '%s' expects at most %d positional arguments, got %d", name, len(tmpl.Inputs), len(args))
 	}
-	return t.executeTask(&TaskCall{Name: name, Template: tmpl, Positional: args, Pos: pos})
+	return t.executeTask(&TaskCall{Request: tasksystem.Request{Name: name, Template: tmpl, Positional: args}, Pos: pos})
 }
 
 // executeTask runs a task call under the concurrency semaphore.
@@ -207,7 +187,7 @@ func (t *thread) executeTask(tc *TaskCall) (value.Value, error) {
 	if tc.Template != nil {
 		name = tc.Template.Name
 	}
-	ctx := t.waiting("task", name)
+	ctx := t.waiting(trace.Task, name)
 	if err := t.acquire(tc.Pos); err != nil {
 		return nil, err
 	}
@@ -242,7 +222,7 @@ func (t *thread) executeTool(name string, params *value.Dict, pos sexp.Pos) (val
 		return nil, err
 	}
 	defer t.leave()
-	ctx := t.waiting("tool", name)
+	ctx := t.waiting(trace.Tool, name)
 	if err := t.acquire(pos); err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 
 	"context"
 
-	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/handler/tools"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/value"
@@ -17,7 +17,7 @@ type TaskSystem struct {
 	Registry *tasksystem.Registry
 	Executor *tasksystem.Executor
 	// Tools are the tools workflows may call by name; nil means none.
-	Tools *handler.Tools
+	Tools *tools.Tools
 	// Context answers get-context; nil means no memory index is available.
 	Context ContextFunc
 	// OnDefine, when set, receives what each defatom registration displaced
@@ -61,25 +61,10 @@ func (s *TaskSystem) Define(t *templates.Template) error {
 	return nil
 }
 
-// Execute implements Tasks.
+// Execute implements Tasks: the call's request goes to the executor as
+// it is.
 func (s *TaskSystem) Execute(ctx context.Context, c *TaskCall) *value.TaskResult {
-	named := make([]tasksystem.NamedArg, len(c.Named))
-	for i, n := range c.Named {
-		named[i] = tasksystem.NamedArg{Name: n.Name, Value: n.Value}
-	}
-	return s.Executor.Execute(ctx, tasksystem.Request{
-		Name:       c.Name,
-		Template:   c.Template,
-		Named:      named,
-		Positional: c.Positional,
-		Files:      c.Files,
-		FilesGiven: c.FilesGiven,
-		Context:    c.Context,
-		History:    c.History,
-		Ambient:    c.Ambient,
-		// AmbientSummary travels with the items it describes.
-		AmbientSummary: c.AmbientSummary,
-	})
+	return s.Executor.Execute(ctx, c.Request)
 }
 
 // CallTool implements Tasks.

@@ -71,6 +71,9 @@ type recordUsage struct {
 type Replay struct {
 	name string
 	path string
+	// Model is the configured model (the section's model), reported by
+	// DefaultModel.
+	Model string
 
 	once    sync.Once
 	records map[string]*Response
@@ -89,6 +92,9 @@ func NewReplay(name, path string) *Replay {
 
 // Name implements Provider.
 func (r *Replay) Name() string { return r.name }
+
+// DefaultModel implements DefaultModeler.
+func (r *Replay) DefaultModel() string { return r.Model }
 
 // Path returns the cassette path.
 func (r *Replay) Path() string { return r.path }
@@ -126,7 +132,7 @@ func (r *Replay) load() {
 	r.costs = make(map[string]*float64)
 	data, err := os.ReadFile(r.path)
 	if err != nil {
-		r.err = NewError(ReasonLLMError, "replay: cannot read cassette "+r.path+": "+pathErrorText(err), err)
+		r.err = NewError(ReasonLLMError, "replay: cannot read cassette "+r.path+": "+PathReason(err), err)
 		return
 	}
 	line := 0

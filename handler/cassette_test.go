@@ -18,10 +18,10 @@ import (
 // runSession runs one tool-using session and returns its answer.
 func runSession(t *testing.T, p Provider, root string) (*Answer, []Message) {
 	t.Helper()
-	tools := NewTools(ToolsConfig{Root: root, WorkDir: root})
+	tools := listTools(`["a.txt"]`)
 	temp := 0.0
 	s := NewSession(SessionConfig{Provider: p, Model: "gpt-4o-mini", System: "You list files.", Temperature: &temp,
-		Task: "ls", Tools: tools, AllowedTools: []string{ToolListDirectory}, Counter: tokens.None})
+		Task: "ls", Tools: tools, AllowedTools: []string{"system_list_directory"}, Counter: tokens.None})
 	s.AddUser("What is here?")
 	a, err := s.Run(context.Background())
 	if err != nil {
@@ -34,7 +34,7 @@ func TestRecordThenReplay(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, root, "a.txt", "alpha")
 	f := newFakeServer(t,
-		reply("", []ToolCall{{ID: "call_1", Name: ToolListDirectory, Arguments: `{"directory_path":"."}`}}, 50, 10),
+		reply("", []ToolCall{{ID: "call_1", Name: "system_list_directory", Arguments: `{"directory_path":"."}`}}, 50, 10),
 		reply("There is a.txt.", nil, 100, 5),
 	)
 	p, log := testProvider(t, f, nil)
@@ -63,7 +63,7 @@ func TestRecordThenReplay(t *testing.T) {
 		t.Fatalf("%d lines:\n%s", len(lines), data)
 	}
 	first := RequestHash(&Request{Model: "gpt-4o-mini", System: "You list files.", Temperature: ptr(0.0),
-		Messages: msgs1[:1], Tools: NewTools(ToolsConfig{}).mustDefs(ToolListDirectory)})
+		Messages: msgs1[:1], Tools: listTools("").mustDefs("system_list_directory")})
 	want := `{"hash":"` + first + `","model":"gpt-4o-mini","response":{"content":"","tool_calls":[{"id":"call_1","name":"system_list_directory","arguments":"{\"directory_path\":\".\"}"}],"usage":{"input_tokens":50,"output_tokens":10}},"recorded_at":"2025-01-06T12:03:00Z"}`
 	if lines[0] != want {
 		t.Errorf("first line:\n got %s\nwant %s", lines[0], want)
@@ -94,7 +94,7 @@ func TestRecordThenReplay(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-func (t *Tools) mustDefs(names ...string) []ToolDef {
+func (t fakeTools) mustDefs(names ...string) []ToolDef {
 	defs, _ := t.Offer("", names)
 	return defs
 }
@@ -231,7 +231,7 @@ func TestNewProvider(t *testing.T) {
 }
 
 func TestCheckKeyThroughCassette(t *testing.T) {
-	o := NewOpenAI(OpenAIConfig{Getenv: func(string) string { return "" }})
+	o := NewOpenAI(OpenAIConfig{RunOptions: RunOptions{Getenv: func(string) string { return "" }}})
 	defer o.Close()
 	wrapped := NewCassette(filepath.Join(t.TempDir(), "c.jsonl")).Wrap(o)
 	if err := CheckKey(wrapped); err == nil || err.Error() != "provider 'openai': the environment variable OPENAI_API_KEY is not set" {

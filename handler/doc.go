@@ -4,8 +4,11 @@
 // every model call it checks the turn limit and the context limit (tokens
 // counted with o200k_base, incrementally, see package tokens) and gives the
 // 80 % warnings; it asks a Provider for each answer, runs the tool calls the
-// model makes through a Tools registry (each answered by a tool message,
-// each reported to a ToolRecorder for the journal) and sums the usage.
+// model makes through a Tools registry (each answered by a tool message)
+// and sums the usage. Every model request is a trace.Model span and every
+// tool call a trace.Tool span in the span of the context the session runs
+// in (package trace): that is how the journal, the dry run and the live
+// display see them.
 //
 // Providers: OpenAI (any OpenAI-compatible chat-completions server, with the
 // retries and timeouts of SPEC §14.7), Echo (offline: the answer is the last
@@ -14,11 +17,10 @@
 // NewProvider builds one from a configuration section. RequestHash is the
 // hash of SPEC §14.6; ParseOutput is the structured output of SPEC §14.8.
 //
-// Tools holds the built-in tools of SPEC §14.4 (files, directory listing,
-// shell commands without a shell, user input, memory lookups through a
-// ContextRetriever) and implements the evaluator's HasTool and CallTool. A
-// tool call the model makes inside a task runs on the task's own
-// concurrency slot: it must never take a second one.
+// The tools themselves live in package handler/tools; a session sees them
+// through the small Toolbox interface (Offer, CallTool), so the handler
+// knows no tool. A tool call the model makes inside a task runs on the
+// task's own concurrency slot: it must never take a second one.
 //
 // Failures are Go errors here: *LimitError for a resource limit, errors
 // with a Reason() method (Reasoner) for provider failures, ctx's error for

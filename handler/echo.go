@@ -13,7 +13,13 @@ type Echo struct {
 	// ProviderName is the configured name ("" means EchoName), for a
 	// provider section with type = "echo".
 	ProviderName string
+	// Model is the configured model (the section's model), reported by
+	// DefaultModel; "" leaves the choice to tasksystem's default.
+	Model string
 }
+
+// DefaultModel implements DefaultModeler.
+func (e Echo) DefaultModel() string { return e.Model }
 
 // EchoName is the name of the echo provider.
 const EchoName = "echo"

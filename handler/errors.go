@@ -2,6 +2,7 @@ package handler
 
 import (
 	"errors"
+	"io/fs"
 	"strconv"
 )
 
@@ -78,4 +79,20 @@ type LimitError struct {
 // Error returns "Resource exhausted: turns (10/10)".
 func (e *LimitError) Error() string {
 	return "Resource exhausted: " + e.Resource + " (" + strconv.Itoa(e.Used) + "/" + strconv.Itoa(e.Limit) + ")"
+}
+
+// PathReason returns the reason of a file-system error without the path,
+// which the message already names.
+func PathReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file or directory"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	}
+	return err.Error()
 }

@@ -26,25 +26,6 @@ func ExampleSession() {
 	// Resource exhausted: turns (1/1)
 }
 
-func ExampleTools() {
-	tools := handler.NewTools(handler.ToolsConfig{Root: "testdata-does-not-exist"})
-	s := handler.NewSession(handler.SessionConfig{
-		Provider:     handler.Echo{},
-		Task:         "review",
-		Tools:        tools,
-		AllowedTools: []string{handler.ToolReadFiles, handler.ToolShell},
-	})
-	for _, d := range s.Tools() {
-		fmt.Println("offered:", d.Name)
-	}
-	for _, w := range s.Warnings() {
-		fmt.Println(w)
-	}
-	// Output:
-	// offered: system_read_files
-	// warning: task 'review' cannot use tool 'system_execute_shell_command': shell tool is not enabled (set [tools] shell_allow)
-}
-
 func ExampleRequestHash() {
 	req := &handler.Request{
 		Model:    "gpt-4o-mini",

@@ -14,7 +14,8 @@ const (
 )
 
 // ProviderConfig is one [providers.NAME] section of the configuration
-// (SPEC §18). Zero values mean "not set".
+// (SPEC §18), defined here once: config.Provider embeds it and
+// OpenAIConfig holds it. Zero values mean "not set".
 type ProviderConfig struct {
 	// Type is "openai", "echo" or "replay"; "" is allowed only for the
 	// names openai, echo and replay, which are their own type.
@@ -64,26 +65,13 @@ func NewProvider(name string, cfg ProviderConfig, opts RunOptions) (Provider, er
 	}
 	switch typ {
 	case TypeEcho:
-		return Echo{ProviderName: name}, nil
+		return Echo{ProviderName: name, Model: cfg.Model}, nil
 	case TypeReplay:
-		return NewReplay(name, CassettePath(cfg.Cassette, opts.Root, opts.Getenv)), nil
+		r := NewReplay(name, CassettePath(cfg.Cassette, opts.Root, opts.Getenv))
+		r.Model = cfg.Model
+		return r, nil
 	case TypeOpenAI:
-		return NewOpenAI(OpenAIConfig{
-			Name:          name,
-			BaseURL:       cfg.BaseURL,
-			APIKeyEnv:     cfg.APIKeyEnv,
-			Model:         cfg.Model,
-			ContextWindow: cfg.ContextWindow,
-			Timeout:       cfg.Timeout,
-			Temperature:   cfg.Temperature,
-			Attempts:      opts.Attempts,
-			HTTPClient:    opts.HTTPClient,
-			Getenv:        opts.Getenv,
-			Notify:        opts.Notify,
-			Sleep:         opts.Sleep,
-			Jitter:        opts.Jitter,
-			Now:           opts.Now,
-		}), nil
+		return NewOpenAI(OpenAIConfig{Name: name, ProviderConfig: cfg, RunOptions: opts}), nil
 	}
 	return nil, NewError(ReasonConfiguration, "provider '"+name+"' has an unknown type '"+typ+"' (openai, echo or replay)", nil)
 }

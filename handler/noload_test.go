@@ -37,9 +37,9 @@ func noLoadChild(t *testing.T) {
 			o.Close()
 		}
 	}
-	tools := NewTools(ToolsConfig{Root: root, WorkDir: root})
-	tools.CallTool(context.Background(), ToolListDirectory, value.DictOf("directory_path", value.String(".")))
-	s := NewSession(SessionConfig{Provider: Echo{}, System: "sys", Tools: tools, AllowedTools: []string{ToolReadFiles}})
+	tools := fakeTools{"system_read_files": func(*value.Dict) *value.TaskResult { return ok("") }}
+	tools.CallTool(context.Background(), "system_read_files", value.DictOf("file_paths", value.List{}))
+	s := NewSession(SessionConfig{Provider: Echo{}, System: "sys", Tools: tools, AllowedTools: []string{"system_read_files"}})
 	s.AddUser("hello")
 	RequestHash(s.NextRequest())
 	NewCassette(root + "/c.jsonl").Wrap(Echo{})

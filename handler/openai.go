@@ -29,46 +29,22 @@ const (
 	maxResponseBytes = 64 << 20
 )
 
-// OpenAIConfig configures an OpenAI-compatible provider. Zero values give
-// the defaults.
+// OpenAIConfig configures an OpenAI provider: its name, the settings of
+// its [providers.NAME] section (ProviderConfig: BaseURL, "" meaning
+// $OPENAI_BASE_URL, else DefaultOpenAIBaseURL; APIKeyEnv, "" meaning
+// OPENAI_API_KEY, the key read once by NewOpenAI; Model; ContextWindow;
+// Timeout per request, 0 meaning DefaultTimeout; Temperature, sent when
+// the template sets none) and the run-wide options (RunOptions: Attempts,
+// 0 meaning DefaultAttempts; HTTPClient, nil meaning a client of its own,
+// whose Timeout should be zero; Getenv; Notify for the retry lines, nil
+// writing them to os.Stderr; Sleep, Jitter and Now, which tests replace).
+// Type, Cassette and Root are not used.
 type OpenAIConfig struct {
 	// Name is the configured provider name, used in notes and messages;
 	// "" means "openai".
 	Name string
-	// BaseURL is the API root; "" means $OPENAI_BASE_URL, else
-	// DefaultOpenAIBaseURL. Requests go to BaseURL + "/chat/completions".
-	BaseURL string
-	// APIKeyEnv names the environment variable holding the key; "" means
-	// OPENAI_API_KEY. The key is read once, by NewOpenAI.
-	APIKeyEnv string
-	// Model is the provider's default model ("" for none).
-	Model string
-	// ContextWindow is the model's context window (0: the default).
-	ContextWindow int
-	// Timeout bounds each request; 0 means DefaultTimeout.
-	Timeout time.Duration
-	// Temperature is sent when the template sets none; nil sends none.
-	Temperature *float64
-	// Attempts is the number of attempts in total (limits.llm_attempts);
-	// 0 means DefaultAttempts.
-	Attempts int
-
-	// HTTPClient sends the requests; nil means a client of its own (see
-	// OpenAI.Close). Its own Timeout should be zero: Timeout applies.
-	HTTPClient *http.Client
-	// Getenv reads the environment; nil means os.Getenv.
-	Getenv func(string) string
-	// Notify receives each retry line (SPEC §14.7); nil writes it to
-	// os.Stderr.
-	Notify func(msg string)
-	// Sleep waits before a retry and returns early with ctx's error; nil
-	// means a timer. Tests replace it so that they do not wait.
-	Sleep func(ctx context.Context, d time.Duration) error
-	// Jitter returns a number in [0, 1) for the ±20 % jitter; nil means
-	// math/rand/v2.
-	Jitter func() float64
-	// Now gives the time for Retry-After dates; nil means time.Now.
-	Now func() time.Time
+	ProviderConfig
+	RunOptions
 }
 
 // OpenAI is the provider for any OpenAI-compatible chat-completions server

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/evalrun/evalrun/handler/tokens"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 	"github.com/google/go-cmp/cmp"
 )
@@ -119,21 +120,23 @@ func (l *retryLog) get() ([]string, []time.Duration) {
 func testProvider(t *testing.T, f *fakeServer, mod func(*OpenAIConfig)) (*OpenAI, *retryLog) {
 	log := &retryLog{}
 	cfg := OpenAIConfig{
-		BaseURL: f.srv.URL + "/v1",
-		Getenv: func(k string) string {
-			if k == DefaultAPIKeyEnv {
-				return testKey
-			}
-			return ""
+		ProviderConfig: ProviderConfig{BaseURL: f.srv.URL + "/v1"},
+		RunOptions: RunOptions{
+			Getenv: func(k string) string {
+				if k == DefaultAPIKeyEnv {
+					return testKey
+				}
+				return ""
+			},
+			Notify: func(m string) { log.mu.Lock(); log.lines = append(log.lines, m); log.mu.Unlock() },
+			Sleep: func(ctx context.Context, d time.Duration) error {
+				log.mu.Lock()
+				log.delays = append(log.delays, d)
+				log.mu.Unlock()
+				return ctx.Err()
+			},
+			Jitter: func() float64 { return 0.5 },
 		},
-		Notify: func(m string) { log.mu.Lock(); log.lines = append(log.lines, m); log.mu.Unlock() },
-		Sleep: func(ctx context.Context, d time.Duration) error {
-			log.mu.Lock()
-			log.delays = append(log.delays, d)
-			log.mu.Unlock()
-			return ctx.Err()
-		},
-		Jitter: func() float64 { return 0.5 },
 	}
 	if mod != nil {
 		mod(&cfg)
@@ -219,17 +222,17 @@ func TestOpenAIToolRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.txt", "alpha")
 	f := newFakeServer(t,
-		reply("", []ToolCall{{ID: "call_1", Name: ToolListDirectory, Arguments: `{"directory_path":"."}`}}, 50, 10),
-		reply("", []ToolCall{{ID: "call_2", Name: ToolShell, Arguments: `{"command":"rm -rf /"}`}}, 80, 10),
+		reply("", []ToolCall{{ID: "call_1", Name: "system_list_directory", Arguments: `{"directory_path":"."}`}}, 50, 10),
+		reply("", []ToolCall{{ID: "call_2", Name: "system_execute_shell_command", Arguments: `{"command":"rm -rf /"}`}}, 80, 10),
 		reply("There is a.txt.", nil, 100, 5),
 	)
 	p, _ := testProvider(t, f, nil)
-	tools := NewTools(ToolsConfig{Root: dir, WorkDir: dir})
+	tools := listTools(`["a.txt"]`)
 	rec := &memRecorder{}
-	s := NewSession(SessionConfig{Provider: p, Model: "m", Task: "ls", Tools: tools, Recorder: rec,
-		AllowedTools: []string{ToolListDirectory}})
+	s := NewSession(SessionConfig{Provider: p, Model: "m", Task: "ls", Tools: tools,
+		AllowedTools: []string{"system_list_directory"}})
 	s.AddUser("What is here?")
-	a, err := s.Run(context.Background())
+	a, err := s.Run(trace.WithSinks(context.Background(), rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,13 +246,13 @@ func TestOpenAIToolRoundTrip(t *testing.T) {
 	// tool call and the tool message.
 	tools0 := f.body(0)["tools"].([]any)
 	fn := tools0[0].(map[string]any)["function"].(map[string]any)
-	if tools0[0].(map[string]any)["type"] != "function" || fn["name"] != ToolListDirectory || fn["parameters"] == nil {
+	if tools0[0].(map[string]any)["type"] != "function" || fn["name"] != "system_list_directory" || fn["parameters"] == nil {
 		t.Errorf("tools = %v", tools0)
 	}
 	msgs := f.body(1)["messages"].([]any)
 	wantTail := []any{
 		map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
-			"id": "call_1", "type": "function", "function": map[string]any{"name": ToolListDirectory, "arguments": `{"directory_path":"."}`}}}},
+			"id": "call_1", "type": "function", "function": map[string]any{"name": "system_list_directory", "arguments": `{"directory_path":"."}`}}}},
 		map[string]any{"role": "tool", "content": `["a.txt"]`, "tool_call_id": "call_1"},
 	}
 	if diff := cmp.Diff(wantTail, msgs[1:]); diff != "" { // no system message: the prompt is empty
@@ -432,8 +435,8 @@ func TestOpenAICancellation(t *testing.T) {
 	// Cancelling during the wait before a retry returns at once too.
 	f2 := newFakeServer(t, status(503, ""))
 	ctx2, cancel2 := context.WithCancel(context.Background())
-	p2 := NewOpenAI(OpenAIConfig{BaseURL: f2.srv.URL + "/v1", Getenv: func(string) string { return testKey },
-		Notify: func(string) { cancel2() }})
+	p2 := NewOpenAI(OpenAIConfig{ProviderConfig: ProviderConfig{BaseURL: f2.srv.URL + "/v1"},
+		RunOptions: RunOptions{Getenv: func(string) string { return testKey }, Notify: func(string) { cancel2() }}})
 	defer p2.Close()
 	start = time.Now()
 	if _, err := p2.Complete(ctx2, userRequest("x")); !errors.Is(err, context.Canceled) {
@@ -490,8 +493,8 @@ func TestOpenAIJSONSchema(t *testing.T) {
 
 func TestOpenAIMissingKey(t *testing.T) {
 	f := newFakeServer(t, reply("x", nil, 1, 1))
-	p := NewOpenAI(OpenAIConfig{Name: "local", BaseURL: f.srv.URL + "/v1", APIKeyEnv: "LOCAL_KEY",
-		Getenv: func(string) string { return "" }})
+	p := NewOpenAI(OpenAIConfig{Name: "local", ProviderConfig: ProviderConfig{BaseURL: f.srv.URL + "/v1", APIKeyEnv: "LOCAL_KEY"},
+		RunOptions: RunOptions{Getenv: func(string) string { return "" }}})
 	defer p.Close()
 	want := "provider 'local': the environment variable LOCAL_KEY is not set"
 	if err := p.CheckKey(); err == nil || err.Error() != want || ReasonOf(err, "") != ReasonConfiguration {
@@ -507,15 +510,15 @@ func TestOpenAIMissingKey(t *testing.T) {
 
 func TestOpenAIBaseURLFromEnv(t *testing.T) {
 	f := newFakeServer(t, reply("env", nil, 1, 1))
-	p := NewOpenAI(OpenAIConfig{Getenv: func(k string) string {
+	p := NewOpenAI(OpenAIConfig{RunOptions: RunOptions{Getenv: func(k string) string {
 		return map[string]string{"OPENAI_BASE_URL": f.srv.URL + "/v1/", "OPENAI_API_KEY": testKey}[k]
-	}})
+	}}})
 	defer p.Close()
 	resp, err := p.Complete(context.Background(), userRequest("x"))
 	if err != nil || resp.Content != "env" {
 		t.Errorf("resp %+v err %v", resp, err)
 	}
-	if NewOpenAI(OpenAIConfig{Getenv: func(string) string { return "" }}).url != "https://api.openai.com/v1/chat/completions" {
+	if NewOpenAI(OpenAIConfig{RunOptions: RunOptions{Getenv: func(string) string { return "" }}}).url != "https://api.openai.com/v1/chat/completions" {
 		t.Error("default base URL")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/evalrun/evalrun/handler/tokens"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -51,16 +52,14 @@ type SessionConfig struct {
 	// means DefaultContextFraction. The limit is
 	// floor(ContextWindow × ContextFraction).
 	ContextFraction float64
-	// Tools holds the tools of the run; AllowedTools names those the
-	// template allows (SPEC §14.3). The tools offered are the allowed ones
-	// that are available; each one left out gives a warning.
-	Tools        *Tools
+	// Tools holds the tools of the run (package handler/tools); nil when
+	// there are none. AllowedTools names those the template allows (SPEC
+	// §14.3). The tools offered are the allowed ones that are available;
+	// each one left out gives a warning.
+	Tools        Toolbox
 	AllowedTools []string
 	// ResponseFormat asks for JSON output (SPEC §14.5); nil for text.
 	ResponseFormat *ResponseFormat
-	// Recorder, when set, is told about every tool call the model makes,
-	// so that the journal records it as a child of the task.
-	Recorder ToolRecorder
 	// OnWarning, when set, receives each warning as it arises (the CLI
 	// prints it on stderr); Warnings returns them all.
 	OnWarning func(msg string)
@@ -69,14 +68,50 @@ type SessionConfig struct {
 	Counter tokens.Counter
 }
 
-// ToolRecorder records the tool calls a model makes during a task (SPEC
-// §14.3, §16.2). The journal implements it; the handler only calls it.
-type ToolRecorder interface {
-	// BeginToolCall is called before a tool call runs. params is nil when
-	// the model's arguments are not a JSON object. The returned function,
-	// when not nil, is called with the call's result, which is FAILED for a
-	// tool that is not available or for invalid arguments.
-	BeginToolCall(ctx context.Context, call ToolCall, params *value.Dict) (end func(result *value.TaskResult))
+// Toolbox is what a session needs of the run's tools: the definitions of
+// the tools a template allows, and running one. Package handler/tools
+// implements it; the handler knows no tool itself.
+type Toolbox interface {
+	// Offer returns the definitions of the allowed tools that can be
+	// offered in this run, in the order given, and one warning (SPEC
+	// §14.3) for each allowed tool left out:
+	// "warning: task 'TASK' cannot use tool 'NAME': REASON".
+	Offer(task string, allowed []string) (defs []ToolDef, warnings []string)
+	// CallTool runs one tool with its parameters and returns its result,
+	// never nil; it opens the call's tool span (trace.Tool). It must not
+	// take a slot of the run's concurrency semaphore (see Run).
+	CallTool(ctx context.Context, name string, params *value.Dict) *value.TaskResult
+}
+
+// noTools is the Toolbox of a session without tools: every allowed tool
+// is left out.
+type noTools struct{}
+
+// Offer implements Toolbox: every allowed tool is left out.
+func (noTools) Offer(task string, allowed []string) ([]ToolDef, []string) {
+	var warnings []string
+	seen := make(map[string]bool, len(allowed))
+	for _, name := range allowed {
+		if !seen[name] {
+			seen[name] = true
+			warnings = append(warnings, "warning: task '"+task+"' cannot use tool '"+name+"': no tools are configured")
+		}
+	}
+	return nil, warnings
+}
+
+// CallTool implements Toolbox: no tool is available.
+func (noTools) CallTool(ctx context.Context, name string, params *value.Dict) *value.TaskResult {
+	return value.Failed(ReasonInputValidation, "tool '"+name+"' is not available", nil)
+}
+
+// ModelCall is the trace.Detail of a model span (trace.Model): the
+// provider a session asks and the request it sends, for the sinks that
+// look at prompts (the dry run, SPEC §17.7) or at providers (the echo
+// notice, SPEC §14.5).
+type ModelCall struct {
+	Provider Provider
+	Request  *Request
 }
 
 // Session is the message list of one task execution (SPEC §14.1): the
@@ -138,9 +173,12 @@ func NewSession(cfg SessionConfig) *Session {
 			s.temperature = dt.DefaultTemperature()
 		}
 	}
+	if s.cfg.Tools == nil {
+		s.cfg.Tools = noTools{}
+	}
 	if len(cfg.AllowedTools) > 0 {
 		var warnings []string
-		s.offered, warnings = cfg.Tools.Offer(cfg.Task, cfg.AllowedTools)
+		s.offered, warnings = s.cfg.Tools.Offer(cfg.Task, cfg.AllowedTools)
 		s.allowed = make(map[string]bool, len(s.offered))
 		for _, d := range s.offered {
 			s.allowed[d.Name] = true
@@ -282,15 +320,20 @@ func (s *Session) Run(ctx context.Context) (*Answer, error) {
 			return nil, &LimitError{Resource: ResourceContext, Used: used, Limit: s.limit}
 		}
 		s.checkWarnings(used)
-		resp, err := s.cfg.Provider.Complete(ctx, s.NextRequest())
+		req := s.NextRequest()
+		mctx, span := s.startModel(ctx, req)
+		resp, err := s.complete(mctx, span, req)
 		if err != nil {
+			span.End(trace.Result{Status: trace.Failed, Error: err.Error()}, trace.Usage{})
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return nil, ctxErr
 			}
 			return nil, err
 		}
 		if resp == nil {
-			return nil, fmt.Errorf("provider %s returned no response", s.cfg.Provider.Name())
+			err := fmt.Errorf("provider %s returned no response", s.cfg.Provider.Name())
+			span.End(trace.Result{Status: trace.Failed, Error: err.Error()}, trace.Usage{})
+			return nil, err
 		}
 		msg := Message{Role: RoleAssistant, Content: resp.Content}
 		if len(resp.ToolCalls) > 0 {
@@ -306,6 +349,7 @@ func (s *Session) Run(ctx context.Context) (*Answer, error) {
 			usage = Usage{InputTokens: used, OutputTokens: s.msgTokens - before - tokens.PerMessage}
 		}
 		s.usage = s.usage.Add(usage)
+		span.End(trace.Result{Status: trace.Completed}, trace.Usage{InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens, Turns: 1})
 		if len(msg.ToolCalls) == 0 {
 			return &Answer{Content: resp.Content, Turns: s.turns, Usage: s.usage, Warnings: s.Warnings()}, nil
 		}
@@ -323,26 +367,57 @@ func (s *Session) Run(ctx context.Context) (*Answer, error) {
 	}
 }
 
-// callTool runs one tool call of the model and records it.
+// startModel opens the model span of one request (trace.Model), named
+// after the provider, with the executor PROVIDER:MODEL; without sinks in
+// ctx it costs nothing.
+func (s *Session) startModel(ctx context.Context, req *Request) (context.Context, *trace.Span) {
+	if !trace.Enabled(ctx) {
+		return ctx, nil
+	}
+	name := s.cfg.Provider.Name()
+	ctx, span := trace.Start(ctx, trace.Model, name, nil,
+		trace.Executor(name+":"+req.Model), trace.Detail(ModelCall{Provider: s.cfg.Provider, Request: req}))
+	span.Running()
+	return ctx, span
+}
+
+// complete asks the provider, unless a sink refuses the request (a dry run
+// that cannot write it down).
+func (s *Session) complete(ctx context.Context, span *trace.Span, req *Request) (*Response, error) {
+	if a, ok := span.Before(); ok && a.Err != nil {
+		return nil, a.Err
+	}
+	return s.cfg.Provider.Complete(ctx, req)
+}
+
+// callTool runs one tool call of the model. An allowed tool with valid
+// arguments runs through Tools.CallTool, which traces it; a tool that is
+// not available, or invalid arguments, give a FAILED result traced here,
+// so that every tool call of the model is a span inside its task (SPEC
+// §14.3).
 func (s *Session) callTool(ctx context.Context, call ToolCall) *value.TaskResult {
 	var res *value.TaskResult
 	var params *value.Dict
-	if s.allowed[call.Name] { // then s.cfg.Tools is not nil
+	if s.allowed[call.Name] {
 		params, res = parseArguments(call)
 	} else {
 		res = value.Failed(ReasonInputValidation, "tool '"+call.Name+"' is not available", nil)
 	}
-	var end func(*value.TaskResult)
-	if s.cfg.Recorder != nil {
-		end = s.cfg.Recorder.BeginToolCall(ctx, call, params)
-	}
 	if res == nil {
-		res = s.cfg.Tools.CallTool(ctx, call.Name, params)
+		return s.cfg.Tools.CallTool(ctx, call.Name, params)
 	}
-	if end != nil {
-		end(res)
-	}
+	_, span := trace.Start(ctx, trace.Tool, call.Name, dictValue(params))
+	span.Running()
+	span.End(trace.ResultOf(res, false), trace.Usage{})
 	return res
+}
+
+// dictValue is d as a value, nil for a nil dict.
+func dictValue(d *value.Dict) value.Value {
+	if d == nil {
+		return nil
+	}
+	return d
 }
 
 // parseArguments reads a tool call's arguments as a JSON object; empty

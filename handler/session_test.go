@@ -100,8 +100,7 @@ func (w windowed) ContextWindow() int { return w.window }
 
 func TestSessionWarningsOnce(t *testing.T) {
 	// A model that calls a tool forever: 10 turns, the warning at 8.
-	tools := NewTools(ToolsConfig{})
-	tools.Register(Tool{Name: "noop", Run: func(context.Context, *value.Dict) *value.TaskResult { return complete("ok", nil) }})
+	tools := fakeTools{"noop": func(*value.Dict) *value.TaskResult { return ok("ok") }}
 	p := &loopingModel{}
 	s := NewSession(SessionConfig{Provider: p, Task: "review/git-diff", Tools: tools, AllowedTools: []string{"noop"},
 		Counter: tokens.None})
@@ -159,97 +158,6 @@ func (m *toolModel) Complete(ctx context.Context, req *Request) (*Response, erro
 	return &Response{Content: strings.Join(parts, "|"), Usage: Usage{20, 7}}, nil
 }
 
-type recordedCall struct {
-	call   ToolCall
-	params string
-	status string
-	text   string
-}
-
-type memRecorder struct{ calls []recordedCall }
-
-func (r *memRecorder) BeginToolCall(ctx context.Context, call ToolCall, params *value.Dict) func(*value.TaskResult) {
-	rc := recordedCall{call: call, params: "nil"}
-	if params != nil {
-		rc.params = value.JSON(params)
-	}
-	return func(res *value.TaskResult) {
-		rc.status, rc.text = res.Status, res.Content
-		r.calls = append(r.calls, rc)
-	}
-}
-
-func TestSessionToolLoop(t *testing.T) {
-	tools := NewTools(ToolsConfig{Interactive: func() bool { return false }})
-	tools.Register(Tool{
-		Name:   "greet",
-		Params: []Param{{Name: "name", Kind: ParamString, Required: true}},
-		Run: func(_ context.Context, p *value.Dict) *value.TaskResult {
-			n, _ := paramString(p, "name")
-			return complete("hello "+n, nil)
-		},
-	})
-	tools.Register(Tool{Name: "boom", Run: func(context.Context, *value.Dict) *value.TaskResult {
-		return value.Failed(ReasonToolExecution, "it broke", nil)
-	}})
-	m := &toolModel{script: [][]ToolCall{
-		{{ID: "1", Name: "greet", Arguments: `{"name":"Bob"}`}, {ID: "2", Name: "boom", Arguments: ""}},
-		{{ID: "3", Name: ToolShell, Arguments: `{"command":"ls"}`}, {ID: "4", Name: "greet", Arguments: `[1]`},
-			{ID: "5", Name: "greet", Arguments: `{"nom":"x"}`}, {ID: "6", Name: "nosuch", Arguments: `{}`}},
-	}}
-	rec := &memRecorder{}
-	s := NewSession(SessionConfig{Provider: m, Task: "t", Tools: tools, Recorder: rec, Counter: tokens.None,
-		AllowedTools: []string{"greet", "boom", ToolShell, ToolUserInput, "missing", "greet"}})
-	wantWarnings := []string{
-		"warning: task 't' cannot use tool 'system_execute_shell_command': shell tool is not enabled (set [tools] shell_allow)",
-		"warning: task 't' cannot use tool 'request_user_input': stdin and stderr are not terminals",
-		"warning: task 't' cannot use tool 'missing': no such tool",
-	}
-	if diff := cmp.Diff(wantWarnings, s.Warnings()); diff != "" {
-		t.Errorf("warnings (-want +got):\n%s", diff)
-	}
-	s.AddUser("hi")
-	a, err := s.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantContent := "1=hello Bob|2=ERROR: it broke|3=ERROR: tool 'system_execute_shell_command' is not available|" +
-		"4=ERROR: invalid arguments for tool 'greet': expected a JSON object, got list|" +
-		"5=ERROR: Unknown parameter(s) for tool 'greet': nom|6=ERROR: tool 'nosuch' is not available"
-	if a.Content != wantContent {
-		t.Errorf("content = %q", a.Content)
-	}
-	// Three model calls, three turns; usage summed.
-	if a.Turns != 3 || a.Usage != (Usage{40, 17}) {
-		t.Errorf("turns %d usage %+v", a.Turns, a.Usage)
-	}
-	// The offered tools, in the allowed order.
-	if len(m.reqs[0].Tools) != 2 || m.reqs[0].Tools[0].Name != "greet" || m.reqs[0].Tools[1].Name != "boom" {
-		t.Errorf("offered = %+v", m.reqs[0].Tools)
-	}
-	// The second request holds the assistant message and the tool answers.
-	wantMsgs := []Message{
-		{Role: RoleUser, Content: "hi"},
-		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "1", Name: "greet", Arguments: `{"name":"Bob"}`}, {ID: "2", Name: "boom"}}},
-		{Role: RoleTool, Content: "hello Bob", ToolCallID: "1"},
-		{Role: RoleTool, Content: "ERROR: it broke", ToolCallID: "2"},
-	}
-	if diff := cmp.Diff(wantMsgs, m.reqs[1].Messages); diff != "" {
-		t.Errorf("second request (-want +got):\n%s", diff)
-	}
-	wantRec := []recordedCall{
-		{ToolCall{"1", "greet", `{"name":"Bob"}`}, `{"name":"Bob"}`, "COMPLETE", "hello Bob"},
-		{ToolCall{"2", "boom", ""}, `{}`, "FAILED", "it broke"},
-		{ToolCall{"3", ToolShell, `{"command":"ls"}`}, "nil", "FAILED", "tool 'system_execute_shell_command' is not available"},
-		{ToolCall{"4", "greet", `[1]`}, "nil", "FAILED", "invalid arguments for tool 'greet': expected a JSON object, got list"},
-		{ToolCall{"5", "greet", `{"nom":"x"}`}, `{"nom":"x"}`, "FAILED", "Unknown parameter(s) for tool 'greet': nom"},
-		{ToolCall{"6", "nosuch", `{}`}, "nil", "FAILED", "tool 'nosuch' is not available"},
-	}
-	if diff := cmp.Diff(wantRec, rec.calls, cmp.AllowUnexported(recordedCall{})); diff != "" {
-		t.Errorf("recorded (-want +got):\n%s", diff)
-	}
-}
-
 func TestSessionToolsWithoutRegistry(t *testing.T) {
 	m := &toolModel{script: [][]ToolCall{{{ID: "a", Name: "greet", Arguments: `{}`}}}}
 	s := NewSession(SessionConfig{Provider: m, Task: "t", AllowedTools: []string{"greet"}, Counter: tokens.None})
@@ -284,8 +192,8 @@ func TestSessionIncrementalCounting(t *testing.T) {
 }
 
 func TestSessionTokensWithTools(t *testing.T) {
-	tools := NewTools(ToolsConfig{})
-	s := NewSession(SessionConfig{Provider: Echo{}, System: "sys", Tools: tools, AllowedTools: []string{ToolListDirectory}})
+	tools := listTools("[]")
+	s := NewSession(SessionConfig{Provider: Echo{}, System: "sys", Tools: tools, AllowedTools: []string{"system_list_directory"}})
 	plain := NewSession(SessionConfig{Provider: Echo{}, System: "sys"})
 	defs := toolsJSON(s.Tools())
 	if got, want := s.PromptTokens()-plain.PromptTokens(), tokens.Count(defs); got != want || want == 0 {
@@ -334,11 +242,10 @@ func (p *tempProvider) Complete(_ context.Context, req *Request) (*Response, err
 func TestSessionCancelledDuringTools(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	tools := NewTools(ToolsConfig{})
-	tools.Register(Tool{Name: "stop", Run: func(context.Context, *value.Dict) *value.TaskResult {
+	tools := fakeTools{"stop": func(*value.Dict) *value.TaskResult {
 		cancel()
-		return complete("", nil)
-	}})
+		return ok("")
+	}}
 	m := &toolModel{script: [][]ToolCall{{{ID: "1", Name: "stop"}, {ID: "2", Name: "stop"}}}}
 	s := NewSession(SessionConfig{Provider: m, Tools: tools, AllowedTools: []string{"stop"}, Counter: tokens.None})
 	s.AddUser("x")

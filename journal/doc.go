@@ -40,6 +40,15 @@
 // template and request hash) and Replayer.NextTool (keyed by ToolHash) give
 // the n-th request the n-th matching completed result.
 //
+// # The trace sink
+//
+// A run records itself through Sink, a trace.Sink (package trace) that
+// the engine installs: the task, tool and step spans become nodes (a span
+// made by trace.Wait is a pending node until its call starts), a span's
+// node is its trace ref (RUN-ID/SEQ), and spans of other kinds are passed
+// through to their parents. As a trace.Gate it answers the task calls and
+// workflow-level tool calls of a resumed run from its Replayer.
+//
 // # Example
 //
 //	s, err := journal.Open(journal.DefaultPath)

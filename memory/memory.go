@@ -95,8 +95,8 @@ func (q Query) Text() string {
 	return b.String()
 }
 
-// Match is one matching file (SPEC §15.2). Its fields are those of
-// tasksystem.MemoryMatch, in the same order, so one converts to the other.
+// Match is one matching file (SPEC §15.2); the task system uses it as it
+// is.
 type Match struct {
 	// ID is the file's path relative to the project root, '/'-separated.
 	ID string

@@ -14,6 +14,7 @@ import (
 	"github.com/evalrun/evalrun/handler/tokens"
 	"github.com/evalrun/evalrun/internal/suggest"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -194,7 +195,7 @@ type agentCall struct {
 	inputs  value.Value
 	notes   *value.Dict
 	finish  func() *value.Dict
-	journal *taskJournal
+	journal *taskSpan
 }
 
 // runAgent executes a call with an agent (SPEC §22.3).
@@ -208,11 +209,20 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 	hash := AgentRequestHash(a.def.Name, req)
 	j := a.journal
 	if j != nil {
-		j.rec = e.opts.Journal.BeginTask(ctx, t.Name, hash, a.inputs)
-		a.notes.Set("task_id", value.String(j.rec.TaskID()))
-		j.rec.Running()
-		if r, u, turns, ok := e.opts.Journal.Replay(t.Name, hash); ok {
-			return e.replayed(j, r, u, turns, a.seq, a.instr, t.Name, a.record)
+		ctx, j.span = trace.Start(ctx, trace.Task, t.Name, a.inputs,
+			trace.Key(hash), trace.Executor("agent:"+a.def.Name), trace.Detail(t))
+		if ref := j.span.Ref(); ref != "" {
+			a.notes.Set("task_id", value.String(ref))
+		}
+		j.span.Running()
+		if ans, ok := j.span.Before(); ok {
+			if ans.Err != nil {
+				return e.failure(ctx, ans.Err, a.finish())
+			}
+			if r, isResult := ans.Value.(*value.TaskResult); isResult {
+				u := handler.Usage{InputTokens: ans.Usage.InputTokens, OutputTokens: ans.Usage.OutputTokens}
+				return e.replayed(j, r, u, ans.Usage.Turns, a.seq, a.instr, t.Name, a.record)
+			}
 		}
 	}
 	// The context limit of §14.2, on the system and user prompts, before
@@ -266,9 +276,6 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 			if _, done := e.agents.announced.LoadOrStore(def.Name, true); !done {
 				s.AnnounceAgent(def, argv)
 			}
-		}
-		if e.opts.BeforeFirstCall != nil {
-			e.firstCall.Do(e.opts.BeforeFirstCall)
 		}
 		res, err = e.agentRunner().Run(ctx, def, call)
 		if err != nil {
@@ -338,7 +345,7 @@ func agentNote(name string, r *agent.Result) *value.Dict {
 
 // addAgentUsage counts an agent call in the run's usage and its journal
 // record.
-func (e *Executor) addAgentUsage(r *agent.Result, j *taskJournal) {
+func (e *Executor) addAgentUsage(r *agent.Result, j *taskSpan) {
 	u := handler.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}
 	turns := max(r.Turns, 1)
 	if j != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/evalrun/evalrun/agent"
 	"github.com/evalrun/evalrun/handler"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -239,8 +240,8 @@ func TestAgentRequestHash(t *testing.T) {
 	}
 }
 
-// memJournal is a journal in memory whose Replay answers from the results
-// of an earlier run.
+// memJournal is a trace sink in memory whose Gate answers from the
+// results of an earlier run, as the journal does under --resume.
 type memJournal struct {
 	mu      sync.Mutex
 	ended   map[string][]*value.TaskResult // by template+hash
@@ -248,37 +249,34 @@ type memJournal struct {
 	used    map[string]int
 }
 
-type memRecord struct {
-	j   *memJournal
-	key string
-}
-
-func (j *memJournal) BeginTask(ctx context.Context, name, hash string, inputs value.Value) CallRecord {
-	return &memRecord{j: j, key: name + "/" + hash}
-}
-func (j *memJournal) Replay(template, hash string) (*value.TaskResult, handler.Usage, int, bool) {
+func (j *memJournal) Observe(e trace.Event) {
+	if e.Type != trace.Ended || e.Span.Kind() != trace.Task {
+		return
+	}
+	r := e.Span.Result()
+	res, ok := r.Value.(*value.TaskResult)
+	if !ok || r.Replayed || res.Status != value.StatusComplete {
+		return
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	key := template + "/" + hash
+	key := e.Span.Name() + "/" + e.Span.Key()
+	j.ended[key] = append(j.ended[key], res)
+}
+
+func (j *memJournal) Before(s *trace.Span) (trace.Answer, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	key := s.Name() + "/" + s.Key()
 	n := j.used[key]
 	if n >= len(j.earlier[key]) {
-		return nil, handler.Usage{}, 0, false
+		return trace.Answer{}, false
 	}
 	j.used[key]++
 	r := *j.earlier[key][n]
 	r.Notes = r.Notes.With("replayed", value.Bool(true))
-	return &r, handler.Usage{InputTokens: 1, OutputTokens: 1}, 1, true
+	return trace.Answer{Value: &r, Usage: trace.Usage{InputTokens: 1, OutputTokens: 1, Turns: 1}}, true
 }
-func (r *memRecord) Running() {}
-func (r *memRecord) End(res *value.TaskResult, u handler.Usage, turns int, replayed bool) {
-	r.j.mu.Lock()
-	defer r.j.mu.Unlock()
-	if res.Status == value.StatusComplete && !replayed {
-		r.j.ended[r.key] = append(r.j.ended[r.key], res)
-	}
-}
-func (r *memRecord) TaskID() string                     { return "run/1" }
-func (r *memRecord) ToolRecorder() handler.ToolRecorder { return nil }
 
 // A resumed run replays completed agent calls from the journal: the agent
 // is not started again.
@@ -286,15 +284,15 @@ func TestAgentCallsReplayFromTheJournal(t *testing.T) {
 	f := newFakeAgent(t)
 	lookup := func(string) (agent.Definition, bool) { return f.def("answer", agent.FormatText), true }
 	first := &memJournal{ended: map[string][]*value.TaskResult{}, used: map[string]int{}}
-	e := NewExecutor(Options{WorkDir: f.dir, Journal: first, AgentSettings: AgentSettings{Agent: "fake", LookupAgent: lookup}})
-	r := e.Execute(context.Background(), Request{Template: agentTemplate(t, ""), Named: []NamedArg{{"focus", value.String("x")}}})
+	e := NewExecutor(Options{WorkDir: f.dir, AgentSettings: AgentSettings{Agent: "fake", LookupAgent: lookup}})
+	r := e.Execute(trace.WithSinks(context.Background(), first), Request{Template: agentTemplate(t, ""), Named: []NamedArg{{"focus", value.String("x")}}})
 	if r.Status != value.StatusComplete {
 		t.Fatal(r.Content)
 	}
 	os.Remove(filepath.Join(f.dir, "argv"))
 	second := &memJournal{ended: map[string][]*value.TaskResult{}, earlier: first.ended, used: map[string]int{}}
-	e = NewExecutor(Options{WorkDir: f.dir, Journal: second, AgentSettings: AgentSettings{Agent: "fake", LookupAgent: lookup}})
-	r = e.Execute(context.Background(), Request{Template: agentTemplate(t, ""), Named: []NamedArg{{"focus", value.String("x")}}})
+	e = NewExecutor(Options{WorkDir: f.dir, AgentSettings: AgentSettings{Agent: "fake", LookupAgent: lookup}})
+	r = e.Execute(trace.WithSinks(context.Background(), second), Request{Template: agentTemplate(t, ""), Named: []NamedArg{{"focus", value.String("x")}}})
 	if rep, _ := r.Notes.Get("replayed"); r.Content != "answer" || rep == nil {
 		t.Errorf("got %q replayed=%v", r.Content, rep)
 	}

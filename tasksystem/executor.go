@@ -13,6 +13,7 @@ import (
 	"github.com/evalrun/evalrun/handler"
 	"github.com/evalrun/evalrun/handler/tokens"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -117,9 +118,6 @@ type Options struct {
 	// Instructions is the text given to `evalrun task NAME "text"`, the value
 	// of {{instructions}}; "" means NoInstructions.
 	Instructions string
-	// BeforeFirstCall, when set, is called once, just before the run's first
-	// model call (the CLI prints the echo-provider notice there).
-	BeforeFirstCall func()
 
 	// Root is the project root: every file read for a task must lie inside
 	// it once symbolic links are resolved (SPEC §19). "" means WorkDir.
@@ -146,15 +144,12 @@ type Options struct {
 
 	// Tools are the run's tools, offered to templates that allow them
 	// (SPEC §14.3); nil offers none.
-	Tools *handler.Tools
+	Tools handler.Toolbox
 	// ContextFraction is limits.context_fraction; 0 means the handler's
 	// default. A template's <limits max_context_fraction> wins.
 	ContextFraction float64
 	// Counter counts tokens; nil means the o200k_base tokenizer.
 	Counter tokens.Counter
-	// Journal records every task call (SPEC §16.2) and sets its
-	// notes.task_id; nil records nothing.
-	Journal Journal
 	// AgentSettings choose and run coding agents, roles and contexts
 	// (SPEC §22).
 	AgentSettings
@@ -167,7 +162,6 @@ type Executor struct {
 	opts         Options
 	date         value.String
 	instructions value.String
-	firstCall    sync.Once
 	roots        fileRoots
 	subsetK      int
 	freshTopK    int
@@ -300,8 +294,10 @@ func (e *Executor) printf(format string, args ...any) {
 //     own files, inherited ambient items (full, or the SubsetK best by BM25
 //     against the instructions, or none), and the earlier COMPLETE calls'
 //     outputs when accumulate_data is true;
-//  7. compute the request hash of the first model request and record the
-//     call in Options.Journal (notes.task_id);
+//  7. compute the request hash of the first model request and start the
+//     call's task span (trace.Task) with it as key, when ctx carries trace
+//     sinks: the journal's sink names the call (notes.task_id) and may
+//     answer it from a resumed run (Span.Before);
 //  8. run a handler session with the selected provider and model (§14.5),
 //     after the session-history pairs when use_session_history is true
 //     (§13.6);
@@ -317,34 +313,36 @@ func (e *Executor) printf(format string, args ...any) {
 // lookups, llm_error for a provider error, execution_halted when ctx is
 // cancelled, and a turns RESOURCE_EXHAUSTION from the handler.
 func (e *Executor) Execute(ctx context.Context, req Request) *value.TaskResult {
-	if e.opts.Journal == nil {
+	if !trace.Enabled(ctx) {
 		return e.execute(ctx, req, nil)
 	}
-	j := &taskJournal{}
+	j := &taskSpan{}
 	r := e.execute(ctx, req, j)
-	if j.rec == nil {
+	if j.span == nil {
 		// The call failed before its request was known.
 		name := req.Name
 		if req.Template != nil {
 			name = req.Template.Name
 		}
-		j.rec = e.opts.Journal.BeginTask(ctx, name, "", requestInputs(req))
+		_, j.span = trace.Start(ctx, trace.Task, name, requestInputs(req), trace.Detail(req.Template))
 	}
-	if r.Notes == nil {
-		r.Notes = value.NewDict(1)
+	if ref := j.span.Ref(); ref != "" {
+		if r.Notes == nil {
+			r.Notes = value.NewDict(1)
+		}
+		r.Notes.Set("task_id", value.String(ref))
 	}
-	r.Notes.Set("task_id", value.String(j.rec.TaskID()))
 	usage, turns := j.usage, j.turns
 	if j.session != nil && !j.replayed {
 		usage, turns = j.session.Usage(), j.session.Turns()
 	}
-	j.rec.End(r, usage, turns, j.replayed)
+	j.span.End(trace.ResultOf(r, j.replayed), trace.Usage{InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens, Turns: turns})
 	return r
 }
 
-// execute is Execute; j, when not nil, receives the call's journal record
-// once the request hash is known, and its session.
-func (e *Executor) execute(ctx context.Context, req Request, j *taskJournal) *value.TaskResult {
+// execute is Execute; j, when not nil, receives the call's task span once
+// the request hash is known, and its session.
+func (e *Executor) execute(ctx context.Context, req Request, j *taskSpan) *value.TaskResult {
 	seq := req.Seq
 	if seq <= 0 {
 		seq = e.state.nextSeq()
@@ -502,7 +500,6 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskJournal) *va
 		Tools:           e.opts.Tools,
 		AllowedTools:    t.AllowedTools,
 		ResponseFormat:  responseFormat(t),
-		Recorder:        toolRecorder(j),
 		OnWarning:       func(msg string) { e.printf("%s\n", msg) },
 		Counter:         e.opts.Counter,
 	})
@@ -510,19 +507,26 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskJournal) *va
 		session.AddMessages(e.state.historyMessages(hist.turns)...)
 	}
 	session.AddUser(joinPrompt(e.opts.Contexts, user))
-	// (7) The request hash, under which the journal records the call.
+	// (7) The request hash: the task span's key, under which the journal
+	// records the call and may replay it.
 	if j != nil {
 		j.session = session
 		hash := handler.RequestHash(session.NextRequest())
-		j.rec = e.opts.Journal.BeginTask(ctx, t.Name, hash, inputsDict(inputs))
-		notes.Set("task_id", value.String(j.rec.TaskID()))
-		j.rec.Running()
-		if r, u, turns, ok := e.opts.Journal.Replay(t.Name, hash); ok {
-			return e.replayed(j, r, u, turns, seq, user, t.Name, hist.record)
+		ctx, j.span = trace.Start(ctx, trace.Task, t.Name, inputsDict(inputs),
+			trace.Key(hash), trace.Executor(providerName+":"+model), trace.Detail(t))
+		if ref := j.span.Ref(); ref != "" {
+			notes.Set("task_id", value.String(ref))
 		}
-	}
-	if e.opts.BeforeFirstCall != nil {
-		e.firstCall.Do(e.opts.BeforeFirstCall)
+		j.span.Running()
+		if a, ok := j.span.Before(); ok {
+			if a.Err != nil {
+				return e.failure(ctx, a.Err, finish())
+			}
+			if r, isResult := a.Value.(*value.TaskResult); isResult {
+				u := handler.Usage{InputTokens: a.Usage.InputTokens, OutputTokens: a.Usage.OutputTokens}
+				return e.replayed(j, r, u, a.Usage.Turns, seq, user, t.Name, hist.record)
+			}
+		}
 	}
 	answer, err := session.Run(ctx)
 	e.addSession(ctx, session, err)
@@ -550,7 +554,7 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskJournal) *va
 // and records it for accumulation and the session history as a completed
 // call would be, so that the later calls' requests are the same as in the
 // original run.
-func (e *Executor) replayed(j *taskJournal, r *value.TaskResult, u handler.Usage, turns, seq int, user, name string, record bool) *value.TaskResult {
+func (e *Executor) replayed(j *taskSpan, r *value.TaskResult, u handler.Usage, turns, seq int, user, name string, record bool) *value.TaskResult {
 	j.replayed, j.usage, j.turns = true, u, turns
 	e.AddReplayed(u, turns)
 	if r.Status == value.StatusComplete {

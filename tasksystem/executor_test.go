@@ -3,8 +3,8 @@ package tasksystem
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -333,11 +333,11 @@ func TestExecuteCancelled(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	called := false
-	ex := NewExecutor(Options{BeforeFirstCall: func() { called = true }})
+	p := &countingProvider{}
+	ex := NewExecutor(Options{DefaultProvider: p})
 	res := ex.Execute(ctx, Request{Template: tm})
-	if res.Content != "cancelled" || reason(res) != value.String("execution_halted") || called {
-		t.Errorf("pre-cancelled: %v %v, hook called %v", res, reason(res), called)
+	if res.Content != "cancelled" || reason(res) != value.String("execution_halted") || p.calls.Load() != 0 {
+		t.Errorf("pre-cancelled: %v %v, %d model calls", res, reason(res), p.calls.Load())
 	}
 
 	b := blocker{started: make(chan struct{})}
@@ -349,31 +349,6 @@ func TestExecuteCancelled(t *testing.T) {
 	res = NewExecutor(Options{DefaultProvider: b}).Execute(ctx, Request{Template: tm})
 	if res.Content != "cancelled: timeout exceeded (5m0s)" || reason(res) != value.String("execution_halted") {
 		t.Errorf("in flight: %v %v", res, reason(res))
-	}
-}
-
-func TestExecuteBeforeFirstCall(t *testing.T) {
-	var mu sync.Mutex
-	calls := 0
-	ex := NewExecutor(Options{BeforeFirstCall: func() { mu.Lock(); calls++; mu.Unlock() }})
-	// A task that fails before the model is called does not trigger it.
-	ex.Execute(context.Background(), Request{Template: greet()})
-	if calls != 0 {
-		t.Fatalf("hook called %d times before any model call", calls)
-	}
-	var wg sync.WaitGroup
-	for i := range 16 {
-		wg.Go(func() {
-			name := value.String(strings.Repeat("x", i))
-			res := ex.Execute(context.Background(), Request{Template: greet(), Named: []NamedArg{{"name", name}}})
-			if res.Content != "Hello "+string(name)+"!" {
-				t.Errorf("content = %q", res.Content)
-			}
-		})
-	}
-	wg.Wait()
-	if calls != 1 {
-		t.Errorf("hook called %d times, want 1", calls)
 	}
 }
 
@@ -535,4 +510,15 @@ func TestExecuteStructuredOutput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countingProvider is the echo provider, counting its calls.
+type countingProvider struct {
+	handler.Echo
+	calls atomic.Int32
+}
+
+func (p *countingProvider) Complete(ctx context.Context, req *handler.Request) (*handler.Response, error) {
+	p.calls.Add(1)
+	return p.Echo.Complete(ctx, req)
 }

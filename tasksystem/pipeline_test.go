@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/memory"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/value"
 )
@@ -25,22 +26,22 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // fakeMemory answers every lookup with a fixed result and records queries.
 type fakeMemory struct {
 	mu      sync.Mutex
-	queries []MemoryQuery
-	res     MemoryResult
+	queries []memory.Query
+	res     memory.Result
 	err     error
 }
 
-func (m *fakeMemory) Lookup(ctx context.Context, q MemoryQuery) (MemoryResult, error) {
+func (m *fakeMemory) Lookup(ctx context.Context, q memory.Query) (memory.Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.queries = append(m.queries, q)
 	return m.res, m.err
 }
 
-func matches(paths ...string) []MemoryMatch {
-	var ms []MemoryMatch
+func matches(paths ...string) []memory.Match {
+	var ms []memory.Match
 	for _, p := range paths {
-		ms = append(ms, MemoryMatch{ID: p, Content: "ignored", RelevanceScore: 1, ContentType: "file_content", SourcePath: p})
+		ms = append(ms, memory.Match{ID: p, Content: "ignored", RelevanceScore: 1, ContentType: "file_content", SourcePath: p})
 	}
 	return ms
 }
@@ -113,7 +114,7 @@ func TestOwnFiles(t *testing.T) {
 	symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(root, "sneaky.txt"))
 	t.Chdir(root)
 
-	mem := &fakeMemory{res: MemoryResult{Summary: `2 matches for "q" (content strategy, 4 files indexed)`, Matches: matches("docs/c.md", "a.go")}}
+	mem := &fakeMemory{res: memory.Result{ContextSummary: `2 matches for "q" (content strategy, 4 files indexed)`, Matches: matches("docs/c.md", "a.go")}}
 	fp := func(source string, paths ...string) *templates.FilePaths {
 		return &templates.FilePaths{Source: source, Paths: paths}
 	}
@@ -203,10 +204,10 @@ func TestOwnFiles(t *testing.T) {
 		{"memory error", sub(&templates.Template{Description: "d", Instructions: "hi"}), Request{}, &fakeMemory{err: errors.New("index is corrupt")},
 			outcome{Status: "FAILED", Reason: "context_retrieval_failure", Content: "index is corrupt", Source: "fresh"}},
 		{"memory result error without matches", sub(&templates.Template{Description: "d", Instructions: "hi"}), Request{},
-			&fakeMemory{res: MemoryResult{Error: "5 of 5 shards failed: timeout"}},
+			&fakeMemory{res: memory.Result{Error: "5 of 5 shards failed: timeout"}},
 			outcome{Status: "FAILED", Reason: "context_retrieval_failure", Content: "5 of 5 shards failed: timeout", Source: "fresh"}},
 		{"memory partial error warns; outside and missing matches skipped", sub(&templates.Template{Description: "d", Instructions: "hi"}), Request{},
-			&fakeMemory{res: MemoryResult{Summary: "s", Error: "1 of 2 shards failed: x", Matches: matches("b.go", "../outside/secret.txt", "gone.go", "sneaky.txt")}},
+			&fakeMemory{res: memory.Result{ContextSummary: "s", Error: "1 of 2 shards failed: x", Matches: matches("b.go", "../outside/secret.txt", "gone.go", "sneaky.txt")}},
 			outcome{Status: "COMPLETE", Content: "hi", Source: "fresh", FileCount: 1, Warnings: []string{"1 of 2 shards failed: x"},
 				Skipped: []string{"../outside/secret.txt", "gone.go", "sneaky.txt"}, System: sys(
 					"<summary>s</summary>", `<file path="b.go" origin="fresh">`, "package b", "</file>")}},
@@ -244,7 +245,7 @@ func (e *echoRecorder) Complete(ctx context.Context, req *handler.Request) (*han
 func TestMemoryQueries(t *testing.T) {
 	root, _ := project(t, map[string]string{"a.go": "a"})
 	t.Chdir(root)
-	mem := &fakeMemory{res: MemoryResult{Matches: matches("a.go")}}
+	mem := &fakeMemory{res: memory.Result{Matches: matches("a.go")}}
 	ex := NewExecutor(Options{Memory: mem, FreshTopK: 3})
 	fresh := task(t, &templates.Template{Subtype: "subtask", Description: "Summarise one file",
 		Instructions: "{{path}} {{n}}", Inputs: []templates.Input{{Name: "path", Type: "string", Required: true}, {Name: "n", Type: "any"}},
@@ -254,7 +255,7 @@ func TestMemoryQueries(t *testing.T) {
 	ex.Execute(context.Background(), Request{Template: desc})
 	own := task(t, &templates.Template{Description: "d", Instructions: "hi", FilePaths: &templates.FilePaths{Source: "description", Description: "own words"}})
 	ex.Execute(context.Background(), Request{Template: own})
-	want := []MemoryQuery{
+	want := []memory.Query{
 		{Query: "Summarise one file\npath: x.go\nn: [1]", Strategy: "content", TopK: 3},
 		{Query: "Template description", Strategy: "content", TopK: 3},
 		{Query: "own words", Strategy: "content", TopK: 3},
@@ -317,7 +318,7 @@ func TestInherit(t *testing.T) {
 	t.Chdir(filepath.Join(root, "sub"))
 
 	match := func(id string) *value.Dict {
-		return MemoryMatch{ID: id, Content: "stale", RelevanceScore: 0.5, ContentType: "file_content", SourcePath: id}.Value()
+		return memory.Match{ID: id, Content: "stale", RelevanceScore: 0.5, ContentType: "file_content", SourcePath: id}.Value()
 	}
 	ambient := []value.Value{
 		match("retry.go"),      // root-relative
@@ -590,7 +591,7 @@ func TestExecuteConcurrentRunState(t *testing.T) {
 	root, _ := project(t, map[string]string{"a.go": "package a\n"})
 	t.Chdir(root)
 	yes := true
-	ex := NewExecutor(Options{RunFiles: []string{"a.go"}, Memory: &fakeMemory{res: MemoryResult{Matches: matches("a.go")}}})
+	ex := NewExecutor(Options{RunFiles: []string{"a.go"}, Memory: &fakeMemory{res: memory.Result{Matches: matches("a.go")}}})
 	tm := task(t, &templates.Template{Name: "c", Instructions: "{{i}}", Context: templates.ContextSettings{AccumulateData: "true"},
 		History: templates.HistoryConfig{UseSessionHistory: &yes}})
 	fresh := task(t, &templates.Template{Name: "f", Subtype: "subtask", Description: "d", Instructions: "{{i}}"})

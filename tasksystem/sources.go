@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/evalrun/evalrun/memory"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/value"
 )
@@ -160,7 +161,7 @@ func (c *call) memoryFiles(query, origin string) ([]fileRef, string, error) {
 		c.warn(WarnNoMemory)
 		return nil, "", nil
 	}
-	res, err := mem.Lookup(c.ctx, MemoryQuery{Query: query, Strategy: StrategyContent, TopK: c.e.freshTopK})
+	res, err := mem.Lookup(c.ctx, memory.Query{Query: query, Strategy: memory.StrategyContent, TopK: c.e.freshTopK})
 	if err != nil {
 		if c.ctx.Err() != nil {
 			return nil, "", fail(ReasonExecutionHalted, haltMessage(c.ctx))
@@ -175,11 +176,11 @@ func (c *call) memoryFiles(query, origin string) ([]fileRef, string, error) {
 	}
 	refs := make([]fileRef, 0, len(res.Matches))
 	for _, m := range res.Matches {
-		if p := m.path(); p != "" {
+		if p := matchPath(m); p != "" {
 			refs = append(refs, fileRef{given: p, base: c.e.roots.root, origin: origin})
 		}
 	}
-	return refs, res.Summary, nil
+	return refs, res.ContextSummary, nil
 }
 
 // filePathsCommand runs the command of a <file_paths source="command"> and

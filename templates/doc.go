@@ -63,7 +63,8 @@
 // path and line, ShadowedBy for replaced ones, and the templates to register
 // in order. Shadowing produces the warnings of SPEC §10.1; paths are shown
 // relative to the working directory when below it, else with ~ for the home
-// directory (DisplayPath). ProjectRoot finds the project root of SPEC §2.
+// directory (DisplayPath). ProjectRoot finds the project root of SPEC §2,
+// never looking at or above a directory of $EVALRUN_CEILING_DIRECTORIES.
 //
 // # Placeholders
 //

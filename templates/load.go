@@ -53,11 +53,47 @@ func GlobalDir() string {
 	return ""
 }
 
+// CeilingEnv is the environment variable that bounds project-root
+// discovery, in the manner of git's GIT_CEILING_DIRECTORIES: a list of
+// absolute directories separated by the path-list separator (':' on Unix).
+// Discovery never looks at a ceiling directory or above it; relative and
+// empty entries are ignored. Tests set it to their temporary root so that
+// an .evalrun/ or .git above it plays no part.
+const CeilingEnv = "EVALRUN_CEILING_DIRECTORIES"
+
 // ProjectRoot returns the project root of the glossary of SPEC §2: the
 // nearest ancestor of wd (wd itself included) that contains a directory
 // .evalrun or an entry .git (a directory, or the file of a git worktree);
-// otherwise wd. wd should be absolute; it is cleaned.
+// otherwise wd. The search stops below the directories of
+// $EVALRUN_CEILING_DIRECTORIES (CeilingEnv). wd should be absolute; it is
+// cleaned.
 func ProjectRoot(wd string) string {
+	return ProjectRootBelow(wd, Ceilings(os.Getenv(CeilingEnv)))
+}
+
+// Ceilings parses a value of CeilingEnv: the absolute entries of the
+// path list, cleaned, each also with its symbolic links resolved when
+// that gives another path.
+func Ceilings(list string) []string {
+	var out []string
+	for _, d := range filepath.SplitList(list) {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		out = append(out, d)
+		if r, err := filepath.EvalSymlinks(d); err == nil && r != d {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ProjectRootBelow is ProjectRoot with the ceiling directories given:
+// walking up from wd, it stops before it reaches a directory of ceilings,
+// so neither that directory nor any above it is looked at. When wd itself
+// is a ceiling only wd is looked at; without a marker the root is wd.
+func ProjectRootBelow(wd string, ceilings []string) string {
 	wd = filepath.Clean(wd)
 	for dir := wd; ; {
 		if fi, err := os.Stat(filepath.Join(dir, ".evalrun")); err == nil && fi.IsDir() {
@@ -67,7 +103,7 @@ func ProjectRoot(wd string) string {
 			return dir
 		}
 		parent := filepath.Dir(dir)
-		if parent == dir {
+		if parent == dir || slices.Contains(ceilings, dir) || slices.Contains(ceilings, parent) {
 			return wd
 		}
 		dir = parent

@@ -453,3 +453,33 @@ func TestLoadEmpty(t *testing.T) {
 		t.Errorf("templates (-want +got):\n%s", diff)
 	}
 }
+
+func TestProjectRootCeiling(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "outer/.evalrun/config.toml", "")
+	write(t, root, "outer/mid/.git", "gitdir: elsewhere")
+	write(t, root, "outer/mid/in/deep/file", "")
+	deep := filepath.Join(root, "outer", "mid", "in", "deep")
+	tests := []struct {
+		name, ceilings, want string
+	}{
+		{"none", "", "outer/mid"},
+		{"above the markers", filepath.Join(root, "outer") + ":", "outer/mid"},
+		{"at the nearest marker", filepath.Join(root, "outer", "mid"), "outer/mid/in/deep"},
+		{"between", filepath.Join(root, "outer", "mid", "in"), "outer/mid/in/deep"},
+		{"relative entries are ignored", "outer/mid/in", "outer/mid"},
+		{"the second entry counts", "/nowhere:" + filepath.Join(root, "outer", "mid", "in"), "outer/mid/in/deep"},
+		{"wd itself", deep, "outer/mid/in/deep"},
+	}
+	for _, tt := range tests {
+		got := ProjectRootBelow(deep, Ceilings(tt.ceilings))
+		if want := filepath.Join(root, tt.want); got != want {
+			t.Errorf("%s: ProjectRootBelow(deep, %q) = %s, want %s", tt.name, tt.ceilings, got, want)
+		}
+	}
+	// ProjectRoot reads the variable.
+	t.Setenv(CeilingEnv, filepath.Join(root, "outer", "mid"))
+	if got := ProjectRoot(deep); got != deep {
+		t.Errorf("ProjectRoot with %s set = %s, want %s", CeilingEnv, got, deep)
+	}
+}

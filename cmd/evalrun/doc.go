@@ -75,7 +75,11 @@
 // # Templates, configuration and providers
 //
 // The project root is the nearest ancestor of the working directory that
-// holds .evalrun/ or .git. Templates are loaded from the built-in set, the
+// holds .evalrun/ or .git. EVALRUN_CEILING_DIRECTORIES, a ':'-separated list
+// of absolute directories in the manner of git's GIT_CEILING_DIRECTORIES,
+// bounds that search: a ceiling directory and everything above it is never
+// looked at (the working directory is then the root unless it, or a
+// directory between it and the ceiling, has a marker). Templates are loaded from the built-in set, the
 // global directory ($EVALRUN_HOME/templates, else
 // ~/.config/evalrun/templates), the local .evalrun/templates under the
 // project root and each --templates DIR, in that order; a template of a later

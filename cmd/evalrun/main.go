@@ -10,7 +10,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/value"
 )
@@ -161,13 +161,12 @@ func (a *app) reportError(err error) int {
 		io.WriteString(a.stderr, se.Display())
 		return exitSyntax
 	}
-	var ee *evaluator.Error
-	if errors.As(err, &ee) {
-		if ee.Kind == evaluator.KindCancelled {
-			a.errorf("interrupted")
-			return exitInterrupted
-		}
-		io.WriteString(a.stderr, ee.Display())
+	if engine.IsInterrupted(err) {
+		a.errorf("interrupted")
+		return exitInterrupted
+	}
+	if text, ok := engine.ErrorDisplay(err); ok {
+		io.WriteString(a.stderr, text)
 		return exitEval
 	}
 	a.errorf("%v", err)

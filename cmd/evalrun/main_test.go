@@ -9,14 +9,30 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalrun/evalrun/templates"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain lets the test binary act as the evalrun command: testscript puts
 // it on the scripts' PATH under that name, and the signal tests start it the
-// same way.
+// same way. As the test runner (not as the evalrun command, which keeps the
+// environment it is given) it bounds project-root discovery at the
+// temporary directory, so that an .evalrun/ or .git above it plays no part;
+// the signal tests' commands inherit the bound, the scripts get it from
+// setupScript.
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) != "evalrun" {
+		os.Setenv(templates.CeilingEnv, os.TempDir())
+	}
 	testscript.Main(m, map[string]func(){"evalrun": main})
+}
+
+// setupScript gives every script the test runner's bound on project-root
+// discovery (testscript passes the scripts only a few variables of its
+// own).
+func setupScript(env *testscript.Env) error {
+	env.Setenv(templates.CeilingEnv, os.Getenv(templates.CeilingEnv))
+	return nil
 }
 
 // TestScripts runs the CLI scripts in testdata/script.
@@ -30,6 +46,7 @@ func TestScripts(t *testing.T) {
 			"checkperm":  cmdCheckperm,
 			"globcp":     cmdGlobcp,
 		},
+		Setup:               setupScript,
 		RequireExplicitExec: true,
 	})
 }

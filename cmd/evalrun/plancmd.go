@@ -173,21 +173,23 @@ func (c *planRunCmd) Run(a *app) error {
 		return exit(code)
 	}
 	var jn *engine.JournalInfo
+	var resumed *engine.Resume
 	if !c.DryRun {
 		abs, _ := filepath.Abs(p.Dir)
 		jn = &engine.JournalInfo{WorkflowPath: abs}
 		if c.Resume != "" {
-			rec, code := a.resumedRun(string(c.Resume), evalFlags{})
-			if code != exitOK {
-				return exit(code)
+			var err error
+			resumed, err = engine.FindResume(engine.Options{Getenv: a.getenv}, string(c.Resume))
+			if err != nil {
+				a.errorf("%v", err)
+				return exit(exitUsage)
 			}
-			jn.ResumedFrom = rec.ID
 		}
 	} else if c.Resume != "" {
 		a.errorf("--resume cannot be used with --dry-run: dry runs are not journaled")
 		return exit(exitUsage)
 	}
-	e, code := a.open(evalFlags{Provider: c.Provider, DryRun: c.DryRun}, "", jn)
+	e, code := a.open(evalFlags{Provider: c.Provider, DryRun: c.DryRun}, "", jn, nil, resumed)
 	if code != exitOK {
 		return exit(code)
 	}

@@ -5,16 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/evalrun/evalrun/handler"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
-	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/sexp"
-	"github.com/evalrun/evalrun/tasksystem"
-	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -39,9 +35,7 @@ one is printed.
 // line count used in <repl> positions.
 type replSession struct {
 	a           *app
-	in          *evaluator.Interpreter
-	reg         *tasksystem.Registry
-	sets        []setting
+	e           *engine.Engine
 	json        bool
 	interactive bool
 	sig         *signals
@@ -62,19 +56,16 @@ func (a *app) repl(flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
-	e, code := a.open(flags, "", nil)
+	e, code := a.open(flags, "", nil, sets, nil)
 	if code != exitOK {
 		return code
 	}
 	defer a.finish(e, false)
-	defineSets(e.Interpreter(), sets)
 	s := &replSession{
 		a:           a,
-		in:          e.Interpreter(),
-		reg:         e.Registry(),
-		sets:        sets,
+		e:           e,
 		json:        flags.JSON,
-		interactive: handler.IsTerminal(a.stdin),
+		interactive: engine.IsTerminal(a.stdin),
 		sig:         notifySignals(a.stderr),
 	}
 	defer s.sig.stop()
@@ -189,14 +180,14 @@ func (s *replSession) loop(lines <-chan string) int {
 // eval compiles and evaluates forms in the session's global frame and prints
 // the value of the last one. quit reports that the session must end.
 func (s *replSession) eval(src *sexp.Source, forms []*sexp.Node) (quit bool, code int) {
-	prog, err := evaluator.CompileForms(src, forms)
+	prog, err := engine.CompileForms(src, forms)
 	if err != nil {
 		s.a.reportError(err)
 		return false, 0
 	}
 	var v value.Value
 	interrupted := s.sig.run(context.Background(), func(ctx context.Context) {
-		v, err = s.in.Run(ctx, prog)
+		v, err = s.e.Evaluate(ctx, prog)
 	})
 	if interrupted {
 		s.a.errorf("interrupted")
@@ -223,8 +214,7 @@ func (s *replSession) command(text string) (quit bool, code int) {
 	case "quit", "q", "exit":
 		return true, exitOK
 	case "reset":
-		s.in.Reset()
-		defineSets(s.in, s.sets)
+		s.e.Reset()
 	case "load":
 		if arg == "" {
 			s.a.errorf(":load requires a file name: :load FILE")
@@ -253,24 +243,23 @@ func (s *replSession) command(text string) (quit bool, code int) {
 // listTemplates prints one line per registered template: its name, its alias
 // in parentheses and its provenance, sorted by name.
 func (s *replSession) listTemplates() {
-	ts := slices.Clone(s.reg.All())
+	ts := s.e.Templates()
 	if len(ts) == 0 {
 		io.WriteString(s.a.stdout, "no templates\n")
 		return
 	}
-	slices.SortFunc(ts, func(x, y *templates.Template) int { return strings.Compare(x.Name, y.Name) })
 	names := make([]string, len(ts))
 	width := 0
 	for i, t := range ts {
 		names[i] = t.Name
-		if t.Alias != "" {
-			names[i] += " (" + t.Alias + ")"
+		if t.Alias != nil {
+			names[i] += " (" + *t.Alias + ")"
 		}
 		width = max(width, len(names[i]))
 	}
 	var b strings.Builder
 	for i, t := range ts {
-		fmt.Fprintf(&b, "%-*s  %s\n", width, names[i], t.Source())
+		fmt.Fprintf(&b, "%-*s  %s\n", width, names[i], t.Source)
 	}
 	io.WriteString(s.a.stdout, b.String())
 }

@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	"github.com/evalrun/evalrun/engine"
-	"github.com/evalrun/evalrun/evaluator"
-	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/value"
 )
@@ -85,23 +83,20 @@ func (a *app) parseSources(srcs []*sexp.Source) ([]*sexp.Node, bool) {
 // evaluates RUN's workflow, without --set RUN's --set values, and a
 // workflow that changed since gives a warning.
 func (a *app) runFiles(files []string, flags evalFlags, resume string) int {
-	var resumed *journal.RunRecord
+	var resumed *engine.Resume
 	if resume != "" {
-		var code int
-		if resumed, code = a.resumedRun(resume, flags); code != exitOK {
-			return code
+		var err error
+		resumed, err = engine.FindResume(engine.Options{DryRun: flags.DryRun, Getenv: a.getenv}, resume)
+		if err != nil {
+			a.errorf("%v", err)
+			return exitUsage
 		}
 		if len(files) == 0 {
-			if resumed.WorkflowPath == "<eval>" || strings.HasPrefix(resumed.WorkflowPath, "task ") {
+			if resumed.Files == nil {
 				a.errorf("--resume %s: run %s did not evaluate workflow files: give FILE", resume, resumed.ID)
 				return exitUsage
 			}
-			files = strings.Fields(resumed.WorkflowPath)
-		}
-		if args, ok := resumed.Args.(*value.Dict); ok && len(flags.Set) == 0 {
-			for k, v := range args.All() {
-				flags.Set = append(flags.Set, k+"="+value.JSON(v))
-			}
+			files = resumed.Files
 		}
 	} else if len(files) == 0 {
 		a.errorf(`expected "<file> ..." (or --resume RUN)`)
@@ -111,42 +106,18 @@ func (a *app) runFiles(files []string, flags evalFlags, resume string) int {
 	if code != exitOK {
 		return code
 	}
+	if resumed != nil && len(flags.Set) == 0 {
+		sets = nil // the resumed run's inputs
+	}
 	srcs, ok := a.readSources(files)
 	if !ok {
 		return exitUsage
 	}
 	text := sourceText(srcs)
-	jn := journalInfo(strings.Join(files, " "), text, sets)
-	if resumed != nil {
-		if journal.HashWorkflow([]byte(text)) != resumed.WorkflowSHA256 {
-			fmt.Fprintf(a.stderr, "warning: the workflow changed since run %s\n", resumed.ID)
-		}
-		jn.ResumedFrom = resumed.ID
+	if resumed != nil && resumed.Changed(text) {
+		fmt.Fprintf(a.stderr, "warning: the workflow changed since run %s\n", resumed.ID)
 	}
-	return a.evaluate(srcs, sets, flags, jn)
-}
-
-// resumedRun finds the run --resume names in the journal.
-func (a *app) resumedRun(ref string, flags evalFlags) (*journal.RunRecord, int) {
-	if flags.DryRun {
-		a.errorf("--resume cannot be used with --dry-run: dry runs are not journaled")
-		return nil, exitUsage
-	}
-	s, ok, code := a.openJournal()
-	if code != exitOK {
-		return nil, code
-	}
-	if !ok {
-		a.errorf("--resume %s: the journal %s does not exist", ref, journal.DefaultPath)
-		return nil, exitUsage
-	}
-	defer s.Close()
-	rec, err := s.Resolve(ref)
-	if err != nil {
-		a.errorf("--resume: %v", err)
-		return nil, exitUsage
-	}
-	return rec, exitOK
+	return a.evaluate(srcs, sets, flags, journalInfo(strings.Join(files, " "), text), resumed)
 }
 
 // sourceText is the text of the sources, concatenated: what the journal
@@ -168,7 +139,7 @@ func (a *app) evalExpr(text string, flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
-	return a.evaluate([]*sexp.Source{sexp.NewSource("<eval>", text)}, sets, flags, journalInfo("<eval>", text, sets))
+	return a.evaluate([]*sexp.Source{sexp.NewSource("<eval>", text)}, sets, flags, journalInfo("<eval>", text), nil)
 }
 
 // evalSetup checks the flags shared by run, eval, task and repl.
@@ -185,13 +156,6 @@ func (a *app) evalSetup(flags evalFlags) ([]setting, int) {
 	return sets, exitOK
 }
 
-// defineSets binds the --set values in the interpreter's global frame.
-func defineSets(in *evaluator.Interpreter, sets []setting) {
-	for _, s := range sets {
-		in.Define(s.Name, s.Value)
-	}
-}
-
 // evaluate compiles the sources as one program and runs it, printing the
 // final value or the error. Before evaluation the engine prints the
 // provenance line of every global, local or dir template the program names
@@ -200,23 +164,22 @@ func defineSets(in *evaluator.Interpreter, sets []setting) {
 // with its summary (SPEC §17.7).
 //
 // The run is recorded in the journal (jn) unless it is a dry run.
-func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn *engine.JournalInfo) int {
+func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn *engine.JournalInfo, resumed *engine.Resume) int {
 	sig := notifySignals(a.stderr)
 	defer sig.stop()
 	forms, ok := a.parseSources(srcs)
 	if !ok {
 		return exitSyntax
 	}
-	prog, err := evaluator.CompileForms(srcs[0], forms)
+	prog, err := engine.CompileForms(srcs[0], forms)
 	if err != nil {
 		return a.reportError(err)
 	}
-	e, code := a.open(flags, "", jn)
+	e, code := a.open(flags, "", jn, sets, resumed)
 	if code != exitOK {
 		return code
 	}
 	defer a.finish(e, true)
-	defineSets(e.Interpreter(), sets)
 	var v value.Value
 	if sig.guard(func(ctx context.Context) {
 		v, err = e.Run(ctx, prog)

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/value"
 )
 
 // setting is one parsed --set KEY=VALUE option: a global variable, or
 // for evalrun task an input of the template.
-type setting = evaluator.NamedValue
+type setting = engine.Input
 
 // parseSets reads --set options (SPEC §17.2): the text is split at the first
 // '='; the key must read as one symbol that is not a keyword; the value is

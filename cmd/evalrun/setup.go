@@ -4,13 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
-	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/engine"
-	"github.com/evalrun/evalrun/tasksystem"
-	"github.com/evalrun/evalrun/value"
 )
 
 // diagStyle says how template diagnostics are printed.
@@ -35,13 +30,11 @@ func (a *app) loadWorkspace(dirs []string, style diagStyle) (*engine.Workspace, 
 	if err != nil {
 		return nil, a.openFailed(err)
 	}
-	for _, d := range ws.Diagnostics {
-		switch style {
-		case diagCheck:
-			io.WriteString(a.stderr, d.DisplaySeverity())
-		case diagRun:
-			io.WriteString(a.stderr, d.Display())
-		}
+	switch style {
+	case diagCheck:
+		io.WriteString(a.stderr, ws.DiagnosticsText(true))
+	case diagRun:
+		io.WriteString(a.stderr, ws.DiagnosticsText(false))
 	}
 	if ws.Err() != nil {
 		return ws, exitSyntax
@@ -49,13 +42,11 @@ func (a *app) loadWorkspace(dirs []string, style diagStyle) (*engine.Workspace, 
 	return ws, exitOK
 }
 
-// open starts the run of run, eval, task or repl (and of context with an
-// llm strategy) with the flags of the command; instructions is the text of
-// {{instructions}} (evalrun task). A problem is printed and its exit code
-// returned.
-func (a *app) open(flags evalFlags, instructions string, jn *engine.JournalInfo) (*engine.Engine, int) {
+func (a *app) open(flags evalFlags, instructions string, jn *engine.JournalInfo, inputs []setting, resume *engine.Resume) (*engine.Engine, int) {
 	e, err := engine.Open(engine.Options{
 		Journal:      jn,
+		Resume:       resume,
+		Inputs:       inputs,
 		Templates:    flags.Templates,
 		Provider:     flags.Provider,
 		Model:        flags.Model,
@@ -84,11 +75,8 @@ func (a *app) openFailed(err error) int {
 	if errors.As(err, &ee) && ee.Kind == engine.KindTemplate {
 		return exitSyntax
 	}
-	var cl config.ErrorList
-	if errors.As(err, &cl) {
-		for _, e := range cl {
-			io.WriteString(a.stderr, e.Display())
-		}
+	if text, ok := engine.ConfigErrorsDisplay(err); ok {
+		io.WriteString(a.stderr, text)
 		return exitUsage
 	}
 	a.errorf("%v", err)
@@ -100,7 +88,7 @@ func (a *app) openFailed(err error) int {
 // and (dry run) prints its summary line.
 func (a *app) finish(e *engine.Engine, usage bool) {
 	if usage {
-		if line := usageLine(e.Usage()); line != "" {
+		if line := e.Usage().Line(); line != "" {
 			fmt.Fprintf(a.stderr, "%s\n", line)
 		}
 	}
@@ -109,50 +97,9 @@ func (a *app) finish(e *engine.Engine, usage bool) {
 	}
 }
 
-// usageLine is the usage line of SPEC §17.3,
-// `usage: 3 model calls (1 replayed), 1234 input + 567 output tokens, 5 turns`,
-// or "" when no model call was made or replayed.
-func usageLine(u tasksystem.RunUsage) string {
-	if u.Calls == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("usage: ")
-	b.WriteString(plural(u.Calls, "model call", "model calls"))
-	if u.Replayed > 0 {
-		fmt.Fprintf(&b, " (%d replayed)", u.Replayed)
-	}
-	fmt.Fprintf(&b, ", %d input + %d output tokens, %s", u.InputTokens, u.OutputTokens, plural(u.Turns, "turn", "turns"))
-	return b.String()
-}
-
-// plural is "N one" for 1, else "N many".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// home returns the home directory: $HOME, else the system's idea of it.
-func (a *app) home() string {
-	if h := a.getenv("HOME"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
-
-// journalInfo describes a run for the journal (SPEC §16.1): its workflow,
-// the SHA-256 of its text and the --set values as a dict.
-func journalInfo(path, text string, sets []setting) *engine.JournalInfo {
-	var args value.Value
-	if len(sets) > 0 {
-		d := value.NewDict(len(sets))
-		for _, s := range sets {
-			d.Set(s.Name, s.Value)
-		}
-		args = d
-	}
-	return &engine.JournalInfo{WorkflowPath: path, WorkflowText: text, Args: args}
+// journalInfo is the journal record of a run of the workflow path (the
+// files as given, "<eval>" or "task NAME") with the text whose SHA-256 is
+// recorded; the engine records the inputs as its arguments.
+func journalInfo(path, text string) *engine.JournalInfo {
+	return &engine.JournalInfo{WorkflowPath: path, WorkflowText: text}
 }

@@ -9,12 +9,11 @@ import (
 	"syscall"
 
 	"github.com/evalrun/evalrun/engine"
-	"github.com/evalrun/evalrun/evaluator"
 )
 
 // signals turns SIGINT and SIGTERM into cancellation (SPEC §6.7): the first
 // signal during an evaluation cancels its context with the cause
-// evaluator.Interrupted(); a second one before the evaluation has ended exits
+// engine.Interrupted(); a second one before the evaluation has ended exits
 // the process at once with code 130.
 type signals struct {
 	ch     chan os.Signal
@@ -64,7 +63,7 @@ func (s *signals) run(parent context.Context, fn func(ctx context.Context)) (int
 			case <-s.ch:
 				n++
 				if n == 1 {
-					cancel(evaluator.Interrupted())
+					cancel(engine.Interrupted())
 					continue
 				}
 				s.interrupted()

@@ -22,7 +22,7 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
-	e, code := a.open(flags, instructions, journalInfo("task "+name, name, sets))
+	e, code := a.open(flags, instructions, journalInfo("task "+name, name), sets, nil)
 	if code != exitOK {
 		return code
 	}

@@ -1,10 +1,10 @@
-package handler
+package tools
 
 import (
 	"context"
 	"errors"
+	"github.com/evalrun/evalrun/handler"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -73,7 +73,7 @@ func (t *Tools) inside(p string) bool {
 }
 
 func outsideRoot(path string) *value.TaskResult {
-	return value.Failed(ReasonInputValidation, "path outside the project root: "+path, nil)
+	return value.Failed(handler.ReasonInputValidation, "path outside the project root: "+path, nil)
 }
 
 // readFiles implements system_read_files.
@@ -83,7 +83,7 @@ func (t *Tools) readFiles(ctx context.Context, params *value.Dict) *value.TaskRe
 	var skipped value.List
 	for _, p := range paths {
 		if ctx.Err() != nil {
-			return value.Failed(ReasonExecutionHalted, "cancelled", nil)
+			return value.Failed(handler.ReasonExecutionHalted, "cancelled", nil)
 		}
 		real, err := t.resolve(p)
 		if errors.Is(err, errOutsideRoot) {
@@ -184,7 +184,7 @@ func (t *Tools) listDirectory(ctx context.Context, params *value.Dict) *value.Ta
 		entries, err = os.ReadDir(real)
 	}
 	if err != nil {
-		return value.Failed(ReasonToolExecution, "cannot list directory "+p+": "+pathErrorText(err), nil)
+		return value.Failed(handler.ReasonToolExecution, "cannot list directory "+p+": "+handler.PathReason(err), nil)
 	}
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
@@ -205,20 +205,4 @@ func (t *Tools) listDirectory(ctx context.Context, params *value.Dict) *value.Ta
 func isDir(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && info.IsDir()
-}
-
-// pathErrorText returns the reason of a file-system error without the path,
-// which the message already names.
-func pathErrorText(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "no such file or directory"
-	case errors.Is(err, fs.ErrPermission):
-		return "permission denied"
-	}
-	return err.Error()
 }

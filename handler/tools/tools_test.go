@@ -1,8 +1,9 @@
-package handler
+package tools
 
 import (
 	"context"
 	"errors"
+	"github.com/evalrun/evalrun/handler"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,7 +94,7 @@ func TestReadFiles(t *testing.T) {
 		"../../outside/none.txt", "../outdir/none.txt", "../outdir/a/b/none.txt"} {
 		r = call(t, tools, ToolReadFiles, "file_paths", strs("../a.txt", p))
 		wantResult(t, r, "FAILED", "path outside the project root: "+p)
-		if reason(r) != ReasonInputValidation {
+		if reason(r) != handler.ReasonInputValidation {
 			t.Errorf("%s: reason %q", p, reason(r))
 		}
 	}
@@ -129,7 +130,7 @@ func TestParamValidation(t *testing.T) {
 	for _, tt := range tests {
 		r := call(t, tools, tt.name, tt.kv...)
 		wantResult(t, r, "FAILED", tt.msg)
-		if reason(r) != ReasonInputValidation {
+		if reason(r) != handler.ReasonInputValidation {
 			t.Errorf("%s: reason %q", tt.msg, reason(r))
 		}
 	}
@@ -155,7 +156,7 @@ func TestListDirectory(t *testing.T) {
 	wantResult(t, r, "FAILED", "path outside the project root: outdir")
 	r = call(t, tools, ToolListDirectory, "directory_path", value.String("nodir"))
 	wantResult(t, r, "FAILED", "cannot list directory nodir: no such file or directory")
-	if reason(r) != ReasonToolExecution {
+	if reason(r) != handler.ReasonToolExecution {
 		t.Errorf("reason %q", reason(r))
 	}
 	r = call(t, tools, ToolListDirectory, "directory_path", value.String("/"))
@@ -167,7 +168,7 @@ func TestShellTool(t *testing.T) {
 	disabled := NewTools(ToolsConfig{Root: root, WorkDir: root})
 	r := call(t, disabled, ToolShell, "command", value.String("echo hi"))
 	wantResult(t, r, "FAILED", "shell tool is not enabled (set [tools] shell_allow)")
-	if reason(r) != ReasonConfiguration {
+	if reason(r) != handler.ReasonConfiguration {
 		t.Errorf("reason %q", reason(r))
 	}
 
@@ -187,7 +188,7 @@ func TestShellTool(t *testing.T) {
 
 	r = call(t, tools, ToolShell, "command", value.String(`sh -c 'echo out; echo first >&2; echo second >&2; exit 3'`))
 	wantResult(t, r, "FAILED", "command exited with status 3: first")
-	if reason(r) != ReasonToolExecution {
+	if reason(r) != handler.ReasonToolExecution {
 		t.Errorf("reason %q", reason(r))
 	}
 	if code, _ := r.Notes.Get("exit_code"); code != value.Int(3) {
@@ -199,14 +200,14 @@ func TestShellTool(t *testing.T) {
 
 	r = call(t, tools, ToolShell, "command", value.String("cat /etc/passwd"))
 	wantResult(t, r, "FAILED", "program 'cat' is not allowed (see [tools] shell_allow)")
-	if reason(r) != ReasonInputValidation {
+	if reason(r) != handler.ReasonInputValidation {
 		t.Errorf("reason %q", reason(r))
 	}
 	r = call(t, tools, ToolShell, "command", value.String("/usr/bin/echo x"))
 	wantResult(t, r, "FAILED", "program '/usr/bin/echo' is not allowed (see [tools] shell_allow)")
 	r = call(t, tools, ToolShell, "command", value.String("ls"), "cwd", value.String("outdir"))
 	wantResult(t, r, "FAILED", "path outside the project root: outdir")
-	if reason(r) != ReasonInputValidation {
+	if reason(r) != handler.ReasonInputValidation {
 		t.Errorf("reason %q", reason(r))
 	}
 	r = call(t, tools, ToolShell, "command", value.String("ls"), "cwd", value.String("a.txt"))
@@ -221,7 +222,7 @@ func TestShellTool(t *testing.T) {
 	start := time.Now()
 	r = call(t, tools, ToolShell, "command", value.String("sleep 5"), "timeout", value.Float(0.2))
 	wantResult(t, r, "FAILED", "command timed out after 200ms: sleep 5")
-	if reason(r) != ReasonExecutionTimeout || time.Since(start) > 3*time.Second {
+	if reason(r) != handler.ReasonExecutionTimeout || time.Since(start) > 3*time.Second {
 		t.Errorf("reason %q after %v", reason(r), time.Since(start))
 	}
 
@@ -254,7 +255,7 @@ func TestShellToolCancelled(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	r := tools.CallTool(ctx, ToolShell, value.DictOf("command", value.String("sleep 10")))
-	if reason(r) != ReasonExecutionHalted || time.Since(start) > 3*time.Second {
+	if reason(r) != handler.ReasonExecutionHalted || time.Since(start) > 3*time.Second {
 		t.Errorf("result %v after %v", r, time.Since(start))
 	}
 }
@@ -280,7 +281,7 @@ func TestUserInput(t *testing.T) {
 // fakeMemory answers like memory.Result.ToolResult.
 func fakeMemory(ctx context.Context, query string, topK int) *value.TaskResult {
 	if query == "broken" {
-		return value.Failed(ReasonContextRetrieval, "index broken", nil)
+		return value.Failed(handler.ReasonContextRetrieval, "index broken", nil)
 	}
 	ids := strs("a.go", "b.go")[:min(2, max(topK, 2))]
 	notes := value.DictOf("context_summary", value.String("2 matches for \""+query+"\" (content strategy, 9 files indexed)"),
@@ -292,7 +293,7 @@ func TestGetContext(t *testing.T) {
 	none := NewTools(ToolsConfig{})
 	r := call(t, none, ToolGetContext, "query", value.String("retry"))
 	wantResult(t, r, "FAILED", "system_get_context is not available: no memory index is configured")
-	if reason(r) != ReasonConfiguration {
+	if reason(r) != handler.ReasonConfiguration {
 		t.Errorf("reason %q", reason(r))
 	}
 	tools := NewTools(ToolsConfig{Context: ContextFunc(fakeMemory)})
@@ -303,7 +304,7 @@ func TestGetContext(t *testing.T) {
 	}
 	r = call(t, tools, ToolGetContext, "query", value.String("broken"))
 	wantResult(t, r, "FAILED", "index broken")
-	if reason(r) != ReasonContextRetrieval {
+	if reason(r) != handler.ReasonContextRetrieval {
 		t.Errorf("reason %q", reason(r))
 	}
 }
@@ -314,3 +315,5 @@ func TestToolPanicIsAFailure(t *testing.T) {
 	r := call(t, tools, "bad")
 	wantResult(t, r, "FAILED", "tool 'bad' panicked: oops")
 }
+
+const testKey = "sk-test-0123456789abcdef-SECRET"

@@ -1,10 +1,11 @@
-package handler
+package tools
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/evalrun/evalrun/handler"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -88,7 +90,7 @@ type Tool struct {
 
 // Def returns the definition offered to the model: a JSON Schema object
 // with one property per parameter and no others.
-func (t *Tool) Def() ToolDef {
+func (t *Tool) Def() handler.ToolDef {
 	props := make(map[string]any, len(t.Params))
 	required := []string{}
 	for _, p := range t.Params {
@@ -103,7 +105,7 @@ func (t *Tool) Def() ToolDef {
 	}
 	schema := map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
 	b, _ := json.Marshal(schema) // maps of strings and bools: cannot fail
-	return ToolDef{Name: t.Name, Description: t.Description, Parameters: b}
+	return handler.ToolDef{Name: t.Name, Description: t.Description, Parameters: b}
 }
 
 // ContextRetriever answers system_get_context (SPEC §14.4, §15.4): the
@@ -260,7 +262,7 @@ func (t *Tools) unavailable(name string) string {
 // allowed tool left out:
 // "warning: task 'TASK' cannot use tool 'NAME': REASON". A nil *Tools
 // offers nothing.
-func (t *Tools) Offer(task string, allowed []string) (defs []ToolDef, warnings []string) {
+func (t *Tools) Offer(task string, allowed []string) (defs []handler.ToolDef, warnings []string) {
 	seen := make(map[string]bool, len(allowed))
 	for _, name := range allowed {
 		if seen[name] {
@@ -278,29 +280,51 @@ func (t *Tools) Offer(task string, allowed []string) (defs []ToolDef, warnings [
 
 // CallTool runs one tool with its parameters (SPEC §11.4, §14.4) and
 // returns its TaskResult, never nil; params may be nil. It takes no
-// concurrency slot (see Tools).
-func (t *Tools) CallTool(ctx context.Context, name string, params *value.Dict) (res *value.TaskResult) {
+// concurrency slot (see Tools). The call is a tool span (trace.Tool) in
+// the span ctx is in; a trace.Gate may answer it instead (the journal
+// replays a workflow-level tool call on --resume, SPEC §16.4).
+func (t *Tools) CallTool(ctx context.Context, name string, params *value.Dict) *value.TaskResult {
+	ctx, span := trace.Start(ctx, trace.Tool, name, dictValue(params))
+	span.Running()
+	if a, ok := span.Before(); ok {
+		r, isResult := a.Value.(*value.TaskResult)
+		if a.Err != nil || !isResult {
+			r = value.Failed(handler.ReasonUnexpected, fmt.Sprintf("tool '%s': %v", name, a.Err), nil)
+			span.End(trace.ResultOf(r, false), trace.Usage{})
+			return r
+		}
+		span.End(trace.ResultOf(r, true), a.Usage)
+		return r
+	}
+	r := t.run(ctx, name, params)
+	span.End(trace.ResultOf(r, false), trace.Usage{})
+	return r
+}
+
+// run runs one tool call: the tool's parameters checked, a panic turned
+// into a FAILED result.
+func (t *Tools) run(ctx context.Context, name string, params *value.Dict) (res *value.TaskResult) {
 	tool, ok := t.Tool(name)
 	if !ok {
-		return value.Failed(ReasonTemplateNotFound, "Tool '"+name+"' not found in registered executors.", nil)
+		return value.Failed(handler.ReasonTemplateNotFound, "Tool '"+name+"' not found in registered executors.", nil)
 	}
 	if params == nil {
 		params = value.NewDict(0)
 	}
 	if msg := checkParams(tool, params); msg != "" {
-		return value.Failed(ReasonInputValidation, msg, nil)
+		return value.Failed(handler.ReasonInputValidation, msg, nil)
 	}
 	if ctx.Err() != nil {
-		return value.Failed(ReasonExecutionHalted, "cancelled", nil)
+		return value.Failed(handler.ReasonExecutionHalted, "cancelled", nil)
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			res = value.Failed(ReasonUnexpected, fmt.Sprintf("tool '%s' panicked: %v", name, r), nil)
+			res = value.Failed(handler.ReasonUnexpected, fmt.Sprintf("tool '%s' panicked: %v", name, r), nil)
 		}
 	}()
 	res = tool.Run(ctx, params)
 	if res == nil {
-		res = value.Failed(ReasonUnexpected, "tool '"+name+"' returned no result", nil)
+		res = value.Failed(handler.ReasonUnexpected, "tool '"+name+"' returned no result", nil)
 	}
 	return res
 }
@@ -513,3 +537,11 @@ const (
 	errShellDisabled = "shell tool is not enabled (set [tools] shell_allow)"
 	errNoMemory      = "no memory index is configured"
 )
+
+// dictValue is d as a value, nil for a nil dict.
+func dictValue(d *value.Dict) value.Value {
+	if d == nil {
+		return nil
+	}
+	return d
+}

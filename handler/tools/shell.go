@@ -1,10 +1,11 @@
-package handler
+package tools
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/evalrun/evalrun/handler"
 	"os"
 	"os/exec"
 	"slices"
@@ -27,19 +28,19 @@ const (
 // shell implements system_execute_shell_command (SPEC §14.4, §19).
 func (t *Tools) shell(ctx context.Context, params *value.Dict) *value.TaskResult {
 	if len(t.cfg.ShellAllow) == 0 {
-		return value.Failed(ReasonConfiguration, errShellDisabled, nil)
+		return value.Failed(handler.ReasonConfiguration, errShellDisabled, nil)
 	}
 	command, _ := paramString(params, "command")
 	words, err := SplitWords(command)
 	if err != nil {
-		return value.Failed(ReasonInputValidation, "invalid command: "+err.Error(), nil)
+		return value.Failed(handler.ReasonInputValidation, "invalid command: "+err.Error(), nil)
 	}
 	if len(words) == 0 {
-		return value.Failed(ReasonInputValidation, "invalid command: empty command", nil)
+		return value.Failed(handler.ReasonInputValidation, "invalid command: empty command", nil)
 	}
 	program := words[0]
 	if !slices.Contains(t.cfg.ShellAllow, "*") && !slices.Contains(t.cfg.ShellAllow, program) {
-		return value.Failed(ReasonInputValidation, "program '"+program+"' is not allowed (see [tools] shell_allow)", nil)
+		return value.Failed(handler.ReasonInputValidation, "program '"+program+"' is not allowed (see [tools] shell_allow)", nil)
 	}
 	dir := t.workDir
 	if cwd, ok := paramString(params, "cwd"); ok && cwd != "" {
@@ -48,7 +49,7 @@ func (t *Tools) shell(ctx context.Context, params *value.Dict) *value.TaskResult
 			return outsideRoot(cwd)
 		}
 		if err != nil || !isDir(real) {
-			return value.Failed(ReasonInputValidation, "cwd is not a directory: "+cwd, nil)
+			return value.Failed(handler.ReasonInputValidation, "cwd is not a directory: "+cwd, nil)
 		}
 		dir = real
 	} else if !t.inside(resolveExisting(dir)) {
@@ -57,7 +58,7 @@ func (t *Tools) shell(ctx context.Context, params *value.Dict) *value.TaskResult
 	timeout := DefaultShellTimeout
 	if secs, ok := paramNumber(params, "timeout"); ok {
 		if secs <= 0 || secs > MaxShellTimeout.Seconds() {
-			return value.Failed(ReasonInputValidation, fmt.Sprintf(
+			return value.Failed(handler.ReasonInputValidation, fmt.Sprintf(
 				"Parameter 'timeout' of tool '%s' must be more than 0 and at most 600 seconds, got %s",
 				ToolShell, strconv.FormatFloat(secs, 'f', -1, 64)), nil)
 		}
@@ -85,9 +86,9 @@ func (t *Tools) shell(ctx context.Context, params *value.Dict) *value.TaskResult
 	)
 	switch {
 	case ctx.Err() != nil:
-		return value.Failed(ReasonExecutionHalted, "cancelled", notes)
+		return value.Failed(handler.ReasonExecutionHalted, "cancelled", notes)
 	case tctx.Err() != nil:
-		return value.Failed(ReasonExecutionTimeout, "command timed out after "+timeout.String()+": "+command, notes)
+		return value.Failed(handler.ReasonExecutionTimeout, "command timed out after "+timeout.String()+": "+command, notes)
 	case runErr == nil:
 		return complete(stdout.String(), notes)
 	}
@@ -97,18 +98,18 @@ func (t *Tools) shell(ctx context.Context, params *value.Dict) *value.TaskResult
 		if line := firstLine(stderr.String()); line != "" {
 			msg += ": " + line
 		}
-		return value.Failed(ReasonToolExecution, msg, notes)
+		return value.Failed(handler.ReasonToolExecution, msg, notes)
 	}
 	if errors.As(runErr, &exitErr) { // killed by a signal
-		return value.Failed(ReasonToolExecution, "command terminated: "+exitErr.String(), notes)
+		return value.Failed(handler.ReasonToolExecution, "command terminated: "+exitErr.String(), notes)
 	}
-	return value.Failed(ReasonToolExecution, "cannot run "+program+": "+execErrorText(runErr), notes)
+	return value.Failed(handler.ReasonToolExecution, "cannot run "+program+": "+execErrorText(runErr), notes)
 }
 
 // commandEnv returns the process environment without the variables of
 // ToolsConfig.HideEnv and OPENAI_API_KEY.
 func (t *Tools) commandEnv() []string {
-	hidden := append([]string{DefaultAPIKeyEnv}, t.cfg.HideEnv...)
+	hidden := append([]string{handler.DefaultAPIKeyEnv}, t.cfg.HideEnv...)
 	env := os.Environ()
 	out := env[:0]
 	for _, kv := range env {
@@ -127,7 +128,7 @@ func execErrorText(err error) string {
 	if errors.As(err, &ee) {
 		return ee.Err.Error()
 	}
-	return pathErrorText(err)
+	return handler.PathReason(err)
 }
 
 // firstLine returns the first line of s without its line ending.

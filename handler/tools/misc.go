@@ -1,10 +1,11 @@
-package handler
+package tools
 
 import (
 	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/evalrun/evalrun/handler"
 	"io"
 	"os"
 	"strings"
@@ -16,23 +17,23 @@ import (
 // configured ContextRetriever.
 func (t *Tools) getContext(ctx context.Context, params *value.Dict) *value.TaskResult {
 	if t.cfg.Context == nil {
-		return value.Failed(ReasonConfiguration, ToolGetContext+" is not available: "+errNoMemory, nil)
+		return value.Failed(handler.ReasonConfiguration, ToolGetContext+" is not available: "+errNoMemory, nil)
 	}
 	query, _ := paramString(params, "query")
 	topK := 0
 	if n, ok := paramNumber(params, "top_k"); ok {
 		if n < 1 {
-			return value.Failed(ReasonInputValidation, fmt.Sprintf(
+			return value.Failed(handler.ReasonInputValidation, fmt.Sprintf(
 				"Parameter 'top_k' of tool '%s' must be at least 1, got %d", ToolGetContext, int64(n)), nil)
 		}
 		topK = int(n)
 	}
 	res := t.cfg.Context.ContextTool(ctx, query, topK)
 	if ctx.Err() != nil {
-		return value.Failed(ReasonExecutionHalted, "cancelled", nil)
+		return value.Failed(handler.ReasonExecutionHalted, "cancelled", nil)
 	}
 	if res == nil {
-		return value.Failed(ReasonUnexpected, ToolGetContext+": the memory returned no result", nil)
+		return value.Failed(handler.ReasonUnexpected, ToolGetContext+": the memory returned no result", nil)
 	}
 	return res
 }
@@ -103,15 +104,15 @@ func (t *Tools) userInput(ctx context.Context, params *value.Dict) *value.TaskRe
 	}()
 	select {
 	case <-ctx.Done():
-		return value.Failed(ReasonExecutionHalted, "cancelled", nil)
+		return value.Failed(handler.ReasonExecutionHalted, "cancelled", nil)
 	case a := <-done:
 		switch {
 		case errors.Is(a.err, io.EOF):
-			return value.Failed(ReasonToolExecution, "no input: end of file", nil)
+			return value.Failed(handler.ReasonToolExecution, "no input: end of file", nil)
 		case a.err != nil && ctx.Err() != nil:
-			return value.Failed(ReasonExecutionHalted, "cancelled", nil)
+			return value.Failed(handler.ReasonExecutionHalted, "cancelled", nil)
 		case a.err != nil:
-			return value.Failed(ReasonToolExecution, "cannot read input: "+a.err.Error(), nil)
+			return value.Failed(handler.ReasonToolExecution, "cannot read input: "+a.err.Error(), nil)
 		}
 		return complete(a.line, value.NewDict(0))
 	}

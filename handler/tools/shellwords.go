@@ -1,4 +1,4 @@
-package handler
+package tools
 
 import (
 	"errors"

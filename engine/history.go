@@ -1,0 +1,238 @@
+package engine
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/evalrun/evalrun/journal"
+	"github.com/evalrun/evalrun/value"
+)
+
+// History is the project's run journal, read: the runs and their call
+// trees, for `evalrun runs` and `evalrun status` (SPEC §16.3) and for
+// resuming a run (FindResume).
+type History struct {
+	store *journal.Store
+}
+
+// OpenHistory opens the journal of the project opts.WorkDir lies in
+// (.evalrun/journal.db under the project root; only WorkDir and Getenv are
+// used). ok is false, with no error, when the project has no journal.
+func OpenHistory(opts Options) (h *History, ok bool, err error) {
+	ws, err := locate(opts)
+	if err != nil {
+		return nil, false, err
+	}
+	path := filepath.Join(ws.Root, journal.DefaultPath)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	s, err := journal.Open(path)
+	if err != nil {
+		return nil, false, &Error{Kind: KindUsage, Err: err}
+	}
+	return &History{store: s}, true, nil
+}
+
+// Close closes the journal.
+func (h *History) Close() error { return h.store.Close() }
+
+// StatusFormat is a form of WriteStatus's output.
+type StatusFormat int
+
+// The forms of `evalrun status`.
+const (
+	// StatusText is the header and the indented tree of SPEC §16.3.
+	StatusText StatusFormat = iota
+	// StatusMarkdown is the "- [x]" checklist.
+	StatusMarkdown
+	// StatusJSON is {"run": RUN, "nodes": [NODE...], "current": SEQ or
+	// null}, indented by two spaces.
+	StatusJSON
+)
+
+// WriteRuns writes the runs, newest first: one line each (id, status,
+// start time, duration, calls, workflow), or with asJSON an array of RUN
+// objects (see WriteStatus). An error reading the journal is an *Error of
+// KindUsage; an error writing w is returned as it is.
+func (h *History) WriteRuns(w io.Writer, asJSON bool) error {
+	runs, err := h.store.Runs(0)
+	if err != nil {
+		return &Error{Kind: KindUsage, Err: err}
+	}
+	return writeRuns(w, runs, asJSON)
+}
+
+// WriteNoRuns writes what WriteRuns writes for a project without a
+// journal.
+func WriteNoRuns(w io.Writer, asJSON bool) error { return writeRuns(w, nil, asJSON) }
+
+func writeRuns(w io.Writer, runs []*journal.RunRecord, asJSON bool) error {
+	if asJSON {
+		l := make(value.List, len(runs))
+		for i, r := range runs {
+			l[i] = runJSON(r)
+		}
+		_, err := io.WriteString(w, value.JSONIndent(l, "  ")+"\n")
+		return err
+	}
+	return journal.RenderRuns(w, runs)
+}
+
+// WriteStatus writes the run ref names (a full id, a unique prefix or
+// "last") in the format f. RUN is {id, workflow, workflow_sha256, args,
+// status, resumed_from, started_at, finished_at, duration_seconds, calls,
+// tokens, final, error} and NODE {seq, kind, name, status, input_hash,
+// inputs, result, error, attempts, input_tokens, output_tokens, turns,
+// replayed, started_at, finished_at, children}, times in RFC 3339 and
+// absent ones null. An unknown ref is an *Error of KindUsage; an error
+// writing w is returned as it is.
+func (h *History) WriteStatus(w io.Writer, ref string, f StatusFormat) error {
+	rec, err := h.store.Resolve(ref)
+	if err != nil {
+		return &Error{Kind: KindUsage, Err: err}
+	}
+	tree, err := h.store.Tree(rec.ID)
+	if err != nil {
+		return &Error{Kind: KindUsage, Err: err}
+	}
+	switch f {
+	case StatusJSON:
+		var cur value.Value = value.Null{}
+		if n := journal.CurrentPosition(tree); n != nil {
+			cur = value.Int(n.Seq)
+		}
+		out := value.DictOf("run", runJSON(rec), "nodes", nodesJSON(tree), "current", cur)
+		_, err = io.WriteString(w, value.JSONIndent(out, "  ")+"\n")
+		return err
+	case StatusMarkdown:
+		return journal.RenderMarkdown(w, tree)
+	}
+	return journal.RenderStatus(w, rec, tree)
+}
+
+// NoJournalError is the error of a command that needs the journal in a
+// project that has none.
+func NoJournalError(ref string) error {
+	return errorf(KindUsage, "no run %s: the journal %s does not exist", ref, journal.DefaultPath)
+}
+
+// Resume is a journaled run that a new run resumes (SPEC §16.4), found by
+// FindResume and given to Open as Options.Resume.
+type Resume struct {
+	// ID is the run's full id.
+	ID string
+	// Workflow is the workflow as recorded: the files given to run
+	// (separated by spaces), "<eval>" or "task NAME".
+	Workflow string
+	// Files are the workflow files to evaluate again; nil when the run
+	// evaluated an expression or ran one task.
+	Files []string
+	// Inputs are the run's --set values, in order; Open binds them when
+	// Options.Inputs is nil.
+	Inputs []Input
+
+	sha256 string
+}
+
+// Changed reports whether text differs from the workflow text the run
+// evaluated (a resumed run only warns, SPEC §16.4).
+func (r *Resume) Changed(text string) bool {
+	return journal.HashWorkflow([]byte(text)) != r.sha256
+}
+
+// FindResume finds the run ref names (a full id, a unique prefix or
+// "last") in the journal of the project opts.WorkDir lies in, for
+// Options.Resume. Every error is an *Error of KindUsage: a dry run (never
+// journaled), a project without a journal, an unknown or ambiguous ref.
+func FindResume(opts Options, ref string) (*Resume, error) {
+	if opts.DryRun {
+		return nil, errorf(KindUsage, "--resume cannot be used with --dry-run: dry runs are not journaled")
+	}
+	h, ok, err := OpenHistory(opts)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errorf(KindUsage, "--resume %s: the journal %s does not exist", ref, journal.DefaultPath)
+	}
+	defer h.Close()
+	rec, err := h.store.Resolve(ref)
+	if err != nil {
+		return nil, errorf(KindUsage, "--resume: %v", err)
+	}
+	r := &Resume{ID: rec.ID, Workflow: rec.WorkflowPath, sha256: rec.WorkflowSHA256}
+	if rec.WorkflowPath != "<eval>" && !strings.HasPrefix(rec.WorkflowPath, "task ") {
+		r.Files = strings.Fields(rec.WorkflowPath)
+	}
+	if args, ok := rec.Args.(*value.Dict); ok {
+		for k, v := range args.All() {
+			r.Inputs = append(r.Inputs, Input{Name: k, Value: v})
+		}
+	}
+	return r, nil
+}
+
+func timeJSON(t time.Time) value.Value {
+	if t.IsZero() {
+		return value.Null{}
+	}
+	return value.String(t.Format(time.RFC3339Nano))
+}
+
+func orNull(v value.Value) value.Value {
+	if v == nil {
+		return value.Null{}
+	}
+	return v
+}
+
+// runJSON is the RUN object of status and runs --json.
+func runJSON(r *journal.RunRecord) *value.Dict {
+	return value.DictOf(
+		"id", value.String(r.ID),
+		"workflow", value.String(r.WorkflowPath),
+		"workflow_sha256", value.String(r.WorkflowSHA256),
+		"args", orNull(r.Args),
+		"status", value.String(r.Status),
+		"resumed_from", value.String(r.ResumedFrom),
+		"started_at", timeJSON(r.StartedAt),
+		"finished_at", timeJSON(r.FinishedAt),
+		"duration_seconds", value.Float(r.Duration().Seconds()),
+		"calls", value.Int(r.Calls),
+		"tokens", value.Int(r.Tokens),
+		"final", orNull(r.Final),
+		"error", value.String(r.Error),
+	)
+}
+
+// nodesJSON is the NODE objects of status --json.
+func nodesJSON(tree []*journal.Node) value.List {
+	l := make(value.List, len(tree))
+	for i, n := range tree {
+		l[i] = value.DictOf(
+			"seq", value.Int(n.Seq),
+			"kind", value.String(n.Kind),
+			"name", value.String(n.Name),
+			"status", value.String(n.Status),
+			"input_hash", value.String(n.InputHash),
+			"inputs", orNull(n.Inputs),
+			"result", orNull(n.Result),
+			"error", value.String(strings.TrimSpace(n.Error)),
+			"attempts", value.Int(n.Attempts),
+			"input_tokens", value.Int(n.Usage.InputTokens),
+			"output_tokens", value.Int(n.Usage.OutputTokens),
+			"turns", value.Int(n.Usage.Turns),
+			"replayed", value.Bool(n.Replayed),
+			"started_at", timeJSON(n.StartedAt),
+			"finished_at", timeJSON(n.FinishedAt),
+			"children", nodesJSON(n.Children),
+		)
+	}
+	return l
+}
