@@ -404,8 +404,13 @@ func (e *Engine) Evaluate(ctx context.Context, prog *Program) (value.Value, erro
 	return e.interp.Run(e.traced(ctx), prog.p)
 }
 
-// traced returns ctx with the run's trace sinks installed.
+// traced returns ctx with the run's trace sinks installed. A ctx that is
+// traced already (a plan run's task, a call made inside a span of this
+// run) keeps its sinks, so that the call is a child of that span.
 func (e *Engine) traced(ctx context.Context) context.Context {
+	if trace.Enabled(ctx) {
+		return ctx
+	}
 	return trace.WithSinks(ctx, e.sinks...)
 }
 

@@ -102,6 +102,9 @@ func (e *Engine) RunPlan(ctx context.Context, p *plan.Plan, r PlanRun) (*plan.Ou
 		// --provider names the executor of every task: no agent.
 		ro.Agent = "none"
 	}
+	// evalrun plan run starts the trace; the plan-run tool of a workflow
+	// is traced already, under its tool call.
+	ctx = e.traced(ctx)
 	return plan.Run(ctx, p, &planExecutor{e: e, agents: r.Agents, forceProvider: ro.Agent == "none", dry: r.DryRun}, ro)
 }
 
