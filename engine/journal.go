@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -55,15 +54,9 @@ type runJournal struct {
 
 // openJournal opens the journal of the project at root and starts a run.
 func openJournal(root string, info *JournalInfo, start time.Time, stderr *lockedWriter) (*runJournal, error) {
-	path := filepath.Join(root, journal.DefaultPath)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, errorf(KindConfig, "journal: %v", err)
-	}
-	s, err := journal.Open(path)
-	if err != nil {
-		return nil, errorf(KindConfig, "%v", err)
-	}
+	s := journal.OpenLazy(filepath.Join(root, journal.DefaultPath))
 	j := &runJournal{store: s, stderr: stderr, start: start}
+	var err error
 	if info.ResumedFrom != "" {
 		if j.replay, err = s.NewReplayer(info.ResumedFrom); err != nil {
 			s.Close()

@@ -26,6 +26,22 @@
 // input hash and inputs were known (while it waited for its slot) gets
 // them with Call.SetInput.
 //
+// # Storage
+//
+// Writes are batched: they are queued and committed together, one
+// transaction per batch, by prepared statements on a connection reserved
+// for writing, in WAL mode with synchronous=NORMAL. Call.End and
+// Run.Finish return once their write (and everything queued before it) is
+// committed, so a completed call is in the journal before its result is
+// used; Begin, Running and SetInput return at once and are committed with
+// the next End or within 25 ms. Concurrent Ends share commits. Reads
+// commit the queue first.
+//
+// OpenLazy opens the database only when it must: the engine uses it so
+// that a command making no call creates no file. A run on such a store is
+// written at its first call, or at Finish when it failed; a run that
+// completes without a call is not recorded.
+//
 // # Reading
 //
 // Store.Runs lists runs newest first, Store.Resolve accepts a full id, a
