@@ -184,6 +184,24 @@ type Call struct {
 	mu      sync.Mutex
 	status  string
 	claimed bool // a pending step node taken by Begin
+
+	// row is the call's insert while it is queued and not yet executed:
+	// later writes of the call change it instead of queueing an update, so
+	// that a short call is one INSERT. Guarded by run.mu.
+	row *callRow
+}
+
+// callRow holds the columns of a call's queued insert.
+type callRow struct {
+	ticket            uint64 // the insert's place in the store's queue (0: held by an unrecorded run)
+	status            string
+	inputHash         string
+	inputs, result    any
+	errMsg            string
+	attempts          int
+	usage             Usage
+	replayed          bool
+	started, finished any
 }
 
 // ID returns the call's row id, once its writes are committed.
@@ -269,6 +287,10 @@ func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Val
 			p.claimed = true
 			p.status = StatusRunning
 			p.mu.Unlock()
+			if row := p.row; row != nil {
+				row.status, row.inputHash, row.inputs, row.started = StatusRunning, inputHash, inputsJSON, now
+				return p, nil
+			}
 			r.queue(func(w *stmts) error {
 				_, err := w.claimStep.ExecContext(w.ctx, StatusRunning, inputHash, inputsJSON, now, p.id)
 				return err
@@ -288,15 +310,26 @@ func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Val
 func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputsJSON, started any) *Call {
 	r.seq++
 	c := &Call{run: r, parent: parent, seq: r.seq, kind: kind, name: name, status: status}
-	r.queue(func(w *stmts) error {
-		res, err := w.insertCall.ExecContext(w.ctx, r.ID(), c.parentID(), c.seq, kind, name, status, inputHash,
-			inputsJSON, started)
+	c.row = &callRow{status: status, inputHash: inputHash, inputs: inputsJSON, started: started}
+	o := func(w *stmts) error {
+		r.mu.Lock()
+		row, id := *c.row, r.id
+		c.row = nil // later writes are updates
+		r.mu.Unlock()
+		res, err := w.insertCall.ExecContext(w.ctx, id, c.parentID(), c.seq, kind, name, row.status, row.inputHash,
+			row.inputs, row.result, row.errMsg, row.attempts, row.usage.InputTokens, row.usage.OutputTokens,
+			row.usage.Turns, row.replayed, row.started, row.finished)
 		if err != nil {
 			return err
 		}
 		c.id, err = res.LastInsertId()
 		return err
-	})
+	}
+	if r.recorded {
+		c.row.ticket = r.store.enqueue(o, true)
+	} else {
+		r.held = append(r.held, o)
+	}
 	return c
 }
 
@@ -335,6 +368,13 @@ func (c *Call) SetStatus(status string) error {
 	now := r.store.now().UnixNano()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if row := c.row; row != nil {
+		row.status = status
+		if status == StatusRunning && row.started == nil {
+			row.started = now
+		}
+		return nil
+	}
 	if status == StatusRunning {
 		r.queue(func(w *stmts) error {
 			_, err := w.setRunning.ExecContext(w.ctx, status, now, c.id)
@@ -356,6 +396,10 @@ func (c *Call) SetInput(inputHash string, inputs value.Value) error {
 	r := c.run
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if row := c.row; row != nil {
+		row.inputHash, row.inputs = inputHash, inputsJSON
+		return nil
+	}
 	r.queue(func(w *stmts) error {
 		_, err := w.setInput.ExecContext(w.ctx, inputHash, inputsJSON, c.id)
 		return err
@@ -387,9 +431,22 @@ func (c *Call) End(status string, result value.Value, errMsg string, usage Usage
 	c.mu.Unlock()
 	r := c.run
 	r.mu.Lock()
-	if !r.recorded { // a pending step of a run without calls
+	if row := c.row; row != nil {
+		// The insert has not run yet: it writes the outcome too.
+		row.status, row.result, row.errMsg, row.attempts = status, resultJSON, errMsg, attempts
+		row.usage, row.replayed, row.finished = usage, replayed, now
+		if row.started == nil {
+			row.started = now
+		}
+		t, recorded := row.ticket, r.recorded
 		r.mu.Unlock()
-		return nil
+		switch {
+		case t != 0:
+			return s.wait(t)
+		case recorded: // held, then queued by record: commit the queue
+			return s.wait(s.enqueue(func(*stmts) error { return nil }, false))
+		}
+		return nil // a pending step of a run not recorded
 	}
 	t := s.enqueue(func(w *stmts) error {
 		_, err := w.endCall.ExecContext(w.ctx, status, resultJSON, errMsg, attempts, usage.InputTokens,

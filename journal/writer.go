@@ -43,15 +43,15 @@ type stmts struct {
 	setRunning  *sql.Stmt
 	setInput    *sql.Stmt
 	endCall     *sql.Stmt
+	beginTx     *sql.Stmt
+	commitTx    *sql.Stmt
+	rollbackTx  *sql.Stmt
 	all         []*sql.Stmt
-	beginTx     string
-	commitTx    string
-	rollbackTx  string
 	preparedErr error
 }
 
 func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
-	w := &stmts{ctx: ctx, conn: conn, beginTx: "BEGIN IMMEDIATE", commitTx: "COMMIT", rollbackTx: "ROLLBACK"}
+	w := &stmts{ctx: ctx, conn: conn}
 	prep := func(dst **sql.Stmt, q string) {
 		if w.preparedErr != nil {
 			return
@@ -65,8 +65,12 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 	prep(&w.insertRun, `INSERT INTO runs (id, workflow, workflow_sha, arguments, status, resumed_from, started_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	prep(&w.finishRun, "UPDATE runs SET status = ?, finished_at = ?, final = ?, error = ? WHERE id = ?")
-	prep(&w.insertCall, `INSERT INTO calls (run_id, parent_id, seq, kind, name, status, input_hash, inputs, started_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.insertCall, `INSERT INTO calls (run_id, parent_id, seq, kind, name, status, input_hash, inputs, result, error,
+		attempts, input_tokens, output_tokens, turns, replayed, started_at, finished_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.beginTx, "BEGIN IMMEDIATE")
+	prep(&w.commitTx, "COMMIT")
+	prep(&w.rollbackTx, "ROLLBACK")
 	prep(&w.claimStep, "UPDATE calls SET status = ?, input_hash = ?, inputs = ?, started_at = ? WHERE id = ?")
 	prep(&w.setStatus, "UPDATE calls SET status = ? WHERE id = ?")
 	prep(&w.setRunning, "UPDATE calls SET status = ?, started_at = COALESCE(started_at, ?) WHERE id = ?")
@@ -191,12 +195,19 @@ func (s *Store) writeBatch(batch []op) (err error) {
 	if err != nil {
 		return err
 	}
-	if _, err := w.conn.ExecContext(w.ctx, w.beginTx); err != nil {
+	if len(batch) == 1 {
+		// One statement is a transaction of its own (autocommit).
+		if err := batch[0](w); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		return nil
+	}
+	if _, err := w.beginTx.ExecContext(w.ctx); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	defer func() {
 		if err != nil {
-			_, _ = w.conn.ExecContext(w.ctx, w.rollbackTx)
+			_, _ = w.rollbackTx.ExecContext(w.ctx)
 		}
 	}()
 	for _, o := range batch {
@@ -204,7 +215,7 @@ func (s *Store) writeBatch(batch []op) (err error) {
 			return fmt.Errorf("journal: %w", err)
 		}
 	}
-	if _, err := w.conn.ExecContext(w.ctx, w.commitTx); err != nil {
+	if _, err := w.commitTx.ExecContext(w.ctx); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	return nil
