@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -75,6 +76,31 @@ func isP(c uint8) bool { return c&(cNL|cL|cN) == 0 }
 // alternative.
 func isQ(c uint8) bool { return c&(cSpace|cL|cN) == 0 }
 
+// classBlocks caches the classes of the non-ASCII characters, 256 code
+// points a block, each block computed from the unicode tables the first
+// time one of its characters is seen.
+var classBlocks [(unicode.MaxRune + 1) >> 8]atomic.Pointer[[256]uint8]
+
+// classOf returns the classes of r.
+func classOf(r rune) uint8 {
+	if r < utf8.RuneSelf && r >= 0 {
+		return asciiClass[r]
+	}
+	if r < 0 || r > unicode.MaxRune {
+		return classify(r)
+	}
+	b := classBlocks[r>>8].Load()
+	if b == nil {
+		b = new([256]uint8)
+		base := r &^ 0xff
+		for i := range rune(256) {
+			b[i] = classify(base + i)
+		}
+		classBlocks[r>>8].Store(b)
+	}
+	return b[r&0xff]
+}
+
 // classAt returns the classes and the size of the character at s[i:]; s is
 // valid UTF-8 and i < len(s).
 func classAt(s string, i int) (uint8, int) {
@@ -82,7 +108,7 @@ func classAt(s string, i int) (uint8, int) {
 		return asciiClass[b], 1
 	}
 	r, size := utf8.DecodeRuneInString(s[i:])
-	return classify(r), size
+	return classOf(r), size
 }
 
 // runEnd returns the end of the run of characters from i having any of
