@@ -4,6 +4,7 @@ import (
 	_ "embed" // the rank table
 	"errors"
 	"fmt"
+	"sync"
 )
 
 //go:generate go run ./internal/o200kgen -o o200k.bin
@@ -134,14 +135,41 @@ func (v *ranks) pairRank(piece string, parts []part, i, skip int) int32 {
 	return noRank
 }
 
+// pairTable holds the rank of every two-byte token (noRank for the other
+// pairs), indexed by the two bytes: the first round of merging looks up
+// every adjacent pair of a piece. Built on first use from the table.
+var (
+	pairOnce  sync.Once
+	pairTable *[1 << 16]int32
+)
+
+// pairRanks returns pairTable, building it the first time.
+func (v *ranks) pairRanks() *[1 << 16]int32 {
+	pairOnce.Do(func() {
+		t := new([1 << 16]int32)
+		for i := range t {
+			t[i] = noRank
+		}
+		for r := range v.n {
+			start := int(u32(table, v.offsets+4*r))
+			if int(u32(table, v.offsets+4*r+4))-start == 2 {
+				t[int(table[v.bytes+start])<<8|int(table[v.bytes+start+1])] = int32(r)
+			}
+		}
+		pairTable = t
+	})
+	return pairTable
+}
+
 // merge is tiktoken's byte-pair merge over len(piece)+1 parts, counting
 // the tokens.
 func (v *ranks) merge(piece string, parts []part) int {
+	pairs := v.pairRanks()
 	for i := range parts {
 		parts[i] = part{start: i, rank: noRank}
 	}
 	for i := 0; i < len(parts)-2; i++ {
-		parts[i].rank = v.pairRank(piece, parts, i, 0)
+		parts[i].rank = pairs[int(piece[i])<<8|int(piece[i+1])]
 	}
 	for len(parts) > 1 {
 		minRank, minIdx := noRank, -1
@@ -185,8 +213,9 @@ func (v *ranks) mergeLong(piece string) int {
 		}
 		return v.rank(piece[i:next[j]])
 	}
+	pairs := v.pairRanks()
 	for i := range int32(n - 1) {
-		cur[i] = v.rank(piece[i : i+2])
+		cur[i] = pairs[int(piece[i])<<8|int(piece[i+1])]
 		if cur[i] != noRank {
 			h = append(h, pair{cur[i], i})
 		}
