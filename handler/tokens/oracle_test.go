@@ -128,10 +128,11 @@ func TestMatchesTiktokenCorpus(t *testing.T) {
 
 // TestMatchesTiktokenGoSource compares the counts of every file of the Go
 // source tree ($GOROOT/src), text and binary, with the oracle's. It takes
-// a while (the oracle tokenizes a few MB/s): skipped with -short.
+// about a minute (the oracle tokenizes a few MB/s): skipped with -short
+// and under the race detector.
 func TestMatchesTiktokenGoSource(t *testing.T) {
-	if testing.Short() {
-		t.Skip("tokenizes the whole Go source tree twice")
+	if testing.Short() || raceEnabled {
+		t.Skip("tokenizes the whole Go source tree twice (skipped with -short and -race)")
 	}
 	root := filepath.Join(runtime.GOROOT(), "src")
 	var files []string
