@@ -30,12 +30,15 @@
 //
 // Writes are batched: they are queued and committed together, one
 // transaction per batch, by prepared statements on a connection reserved
-// for writing, in WAL mode with synchronous=NORMAL. Call.End and
-// Run.Finish return once their write (and everything queued before it) is
-// committed, so a completed call is in the journal before its result is
-// used; Begin, Running and SetInput return at once and are committed with
-// the next End or within 25 ms. Concurrent Ends share commits. Reads
-// commit the queue first.
+// for writing, in WAL mode with synchronous=NORMAL. Run.Finish returns
+// once committed. Call.End returns once the call's row is appended to the
+// process's call log (journal.db-calls-RANDOM, locked while the process
+// lives, emptied after each commit, removed by Close): one write instead of
+// one commit per call, and as durable. The next process to open the
+// journal writes the rows of a dead process's log into the database.
+// Everything else is committed within 25 ms or with the next synchronous
+// write; reads commit the queue first. Without file locks (non-Unix
+// systems) End commits.
 //
 // OpenLazy opens the database only when it must: the engine uses it so
 // that a command making no call creates no file. A run on such a store is

@@ -2,7 +2,9 @@ package journal
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -63,12 +65,26 @@ func TestOpenLazyFirstCallRecordsRun(t *testing.T) {
 		t.Fatalf("tree %+v", tree)
 	}
 
-	// A completed call is committed when End returns.
+	// A completed call reaches the database shortly after End returns
+	// (it is durable at once in the call log: TestEndDurableInCallLog).
 	res := &value.TaskResult{Status: value.StatusComplete, Content: "done", Notes: value.NewDict(0)}
 	check(t, task.End(StatusCompleted, res, "", Usage{InputTokens: 5, OutputTokens: 2, Turns: 1}, 0, false))
-	tree = must[[]*Node](t)(other.Tree(rec.ID))
-	if len(tree[0].Children) != 1 {
-		t.Fatalf("the ended call is not visible: %+v", tree[0])
+	if callLogSupported {
+		// Opening the journal again leaves the call log of a live store alone.
+		again := must[*Store](t)(Open(path))
+		check(t, again.Close())
+		if l := s.log.Load(); l == nil || !exists(l.path) {
+			t.Fatal("the call log of a live store is missing (taken for a dead process's?)")
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		tree = must[[]*Node](t)(other.Tree(rec.ID))
+		if len(tree[0].Children) == 1 && tree[0].Children[0].Status == StatusCompleted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the ended call is not visible after 5 s: %+v", tree[0])
+		}
 	}
 	got := tree[0].Children[0]
 	if got.Status != StatusCompleted || got.InputHash != "h1" || got.Usage.Tokens() != 7 || got.Seq != 3 ||
@@ -141,4 +157,92 @@ func BenchmarkCallWrites(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestEndDurableInCallLog: a process that dies right after a call ended,
+// before the call reached the database, leaves its call log behind; the
+// next process to open the journal writes the call into the database.
+func TestEndDurableInCallLog(t *testing.T) {
+	if !callLogSupported {
+		t.Skip("no call log on this system")
+	}
+	if path := os.Getenv("EVALRUN_JOURNAL_CHILD"); path != "" {
+		dieAfterEnd(path)
+		return
+	}
+	path := filepath.Join(t.TempDir(), ".evalrun", "journal.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEndDurableInCallLog$")
+	cmd.Env = append(os.Environ(), "EVALRUN_JOURNAL_CHILD="+path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	logs, _ := filepath.Glob(path + callLogInfix + "*")
+	if len(logs) != 1 {
+		t.Fatalf("the child left %d call logs, want 1", len(logs))
+	}
+	s := must[*Store](t)(Open(path))
+	defer s.Close()
+	rec := must[*RunRecord](t)(s.Resolve("last"))
+	tree := must[[]*Node](t)(s.Tree(rec.ID))
+	if len(tree) != 1 || len(tree[0].Children) != 2 {
+		t.Fatalf("tree %+v", tree)
+	}
+	for i, c := range tree[0].Children {
+		r, ok := c.Result.(*value.TaskResult)
+		if c.Status != StatusCompleted || c.Seq != i+2 || c.InputHash != fmt.Sprint("h", i) || !ok ||
+			r.Content != fmt.Sprint("answer ", i) || c.Usage != (Usage{InputTokens: 5, OutputTokens: 2, Turns: 1}) ||
+			c.StartedAt.IsZero() || c.FinishedAt.IsZero() {
+			t.Errorf("call %d: %+v", i, c)
+		}
+		if value.JSON(c.Inputs) != fmt.Sprintf(`{"i":%d}`, i) {
+			t.Errorf("call %d inputs %s", i, value.JSON(c.Inputs))
+		}
+	}
+	if tree[0].Status != StatusRunning {
+		t.Errorf("step status %s", tree[0].Status)
+	}
+	// The recovered log is gone (this store has made none: it ended no call).
+	if after, _ := filepath.Glob(path + callLogInfix + "*"); len(after) != 0 {
+		t.Errorf("call logs after recovery: %q", after)
+	}
+}
+
+// dieAfterEnd records a step and two completed task calls, the second
+// begun and ended after the step's insert was committed, then exits
+// without closing the store: nothing is flushed after the last End.
+func dieAfterEnd(path string) {
+	s := OpenLazy(path)
+	s.flushDelay = time.Hour
+	run, err := s.StartRun(RunInfo{WorkflowPath: "w.sexp"})
+	if err != nil {
+		panic(err)
+	}
+	step, err := run.Begin(nil, KindStep, "all", "", nil)
+	if err != nil {
+		panic(err)
+	}
+	for i := range 2 {
+		c, err := run.Begin(step, KindTask, "t", fmt.Sprint("h", i), value.DictOf("i", value.Int(i)))
+		if err != nil {
+			panic(err)
+		}
+		if err := c.Running(); err != nil {
+			panic(err)
+		}
+		if i == 0 {
+			if err := s.flush(); err != nil { // the first call is in the database, running
+				panic(err)
+			}
+		}
+		res := &value.TaskResult{Status: value.StatusComplete, Content: fmt.Sprint("answer ", i), Notes: value.NewDict(0)}
+		if err := c.End(StatusCompleted, res, "", Usage{InputTokens: 5, OutputTokens: 2, Turns: 1}, 0, false); err != nil {
+			panic(err)
+		}
+	}
+	os.Exit(0)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

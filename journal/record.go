@@ -185,15 +185,18 @@ type Call struct {
 	status  string
 	claimed bool // a pending step node taken by Begin
 
-	// row is the call's insert while it is queued and not yet executed:
-	// later writes of the call change it instead of queueing an update, so
-	// that a short call is one INSERT. Guarded by run.mu.
-	row *callRow
+	// cur holds the call's columns as last recorded. While queued (its
+	// insert not yet executed), later writes change cur instead of
+	// queueing an update, so that a short call is one INSERT; ticket is the
+	// insert's place in the store's queue (0: held by an unrecorded run).
+	// Guarded by run.mu.
+	cur    callRow
+	queued bool
+	ticket uint64
 }
 
-// callRow holds the columns of a call's queued insert.
+// callRow holds the columns of a call that change.
 type callRow struct {
-	ticket            uint64 // the insert's place in the store's queue (0: held by an unrecorded run)
 	status            string
 	inputHash         string
 	inputs, result    any
@@ -287,8 +290,8 @@ func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Val
 			p.claimed = true
 			p.status = StatusRunning
 			p.mu.Unlock()
-			if row := p.row; row != nil {
-				row.status, row.inputHash, row.inputs, row.started = StatusRunning, inputHash, inputsJSON, now
+			p.cur.status, p.cur.inputHash, p.cur.inputs, p.cur.started = StatusRunning, inputHash, inputsJSON, now
+			if p.queued {
 				return p, nil
 			}
 			r.queue(func(w *stmts) error {
@@ -310,11 +313,12 @@ func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Val
 func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputsJSON, started any) *Call {
 	r.seq++
 	c := &Call{run: r, parent: parent, seq: r.seq, kind: kind, name: name, status: status}
-	c.row = &callRow{status: status, inputHash: inputHash, inputs: inputsJSON, started: started}
+	c.cur = callRow{status: status, inputHash: inputHash, inputs: inputsJSON, started: started}
+	c.queued = true
 	o := func(w *stmts) error {
 		r.mu.Lock()
-		row, id := *c.row, r.id
-		c.row = nil // later writes are updates
+		row, id := c.cur, r.id
+		c.queued = false // later writes are updates
 		r.mu.Unlock()
 		res, err := w.insertCall.ExecContext(w.ctx, id, c.parentID(), c.seq, kind, name, row.status, row.inputHash,
 			row.inputs, row.result, row.errMsg, row.attempts, row.usage.InputTokens, row.usage.OutputTokens,
@@ -326,7 +330,7 @@ func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputsJ
 		return err
 	}
 	if r.recorded {
-		c.row.ticket = r.store.enqueue(o, true)
+		c.ticket = r.store.enqueue(o, true)
 	} else {
 		r.held = append(r.held, o)
 	}
@@ -368,11 +372,11 @@ func (c *Call) SetStatus(status string) error {
 	now := r.store.now().UnixNano()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if row := c.row; row != nil {
-		row.status = status
-		if status == StatusRunning && row.started == nil {
-			row.started = now
-		}
+	c.cur.status = status
+	if status == StatusRunning && c.cur.started == nil {
+		c.cur.started = now
+	}
+	if c.queued {
 		return nil
 	}
 	if status == StatusRunning {
@@ -396,8 +400,8 @@ func (c *Call) SetInput(inputHash string, inputs value.Value) error {
 	r := c.run
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if row := c.row; row != nil {
-		row.inputHash, row.inputs = inputHash, inputsJSON
+	c.cur.inputHash, c.cur.inputs = inputHash, inputsJSON
+	if c.queued {
 		return nil
 	}
 	r.queue(func(w *stmts) error {
@@ -414,9 +418,11 @@ func (c *Call) Running() error { return c.SetStatus(StatusRunning) }
 // skipped; its result (a TaskResult for tasks and tools, the step's value
 // for steps; nil for none); the error message ("" for none); the usage
 // summed over its session; the number of attempts (steps; 0 otherwise);
-// and whether the result was replayed from an earlier run. It returns once
-// the call, and every write of the store queued before it, is committed:
-// a later run can replay the result as soon as it is used.
+// and whether the result was replayed from an earlier run. When it returns
+// the outcome is durable — appended to the store's call log, whose rows a
+// later process recovers should this one die before committing them, or
+// committed where there is no call log — so a later run can replay the
+// result as soon as it is used.
 func (c *Call) End(status string, result value.Value, errMsg string, usage Usage, attempts int, replayed bool) error {
 	switch status {
 	case StatusCompleted, StatusFailed, StatusSkipped:
@@ -431,29 +437,38 @@ func (c *Call) End(status string, result value.Value, errMsg string, usage Usage
 	c.mu.Unlock()
 	r := c.run
 	r.mu.Lock()
-	if row := c.row; row != nil {
-		// The insert has not run yet: it writes the outcome too.
-		row.status, row.result, row.errMsg, row.attempts = status, resultJSON, errMsg, attempts
-		row.usage, row.replayed, row.finished = usage, replayed, now
-		if row.started == nil {
-			row.started = now
-		}
-		t, recorded := row.ticket, r.recorded
-		r.mu.Unlock()
-		switch {
-		case t != 0:
-			return s.wait(t)
-		case recorded: // held, then queued by record: commit the queue
-			return s.wait(s.enqueue(func(*stmts) error { return nil }, false))
-		}
-		return nil // a pending step of a run not recorded
+	row := &c.cur
+	row.status, row.result, row.errMsg, row.attempts = status, resultJSON, errMsg, attempts
+	row.usage, row.replayed, row.finished = usage, replayed, now
+	if row.started == nil {
+		row.started = now
 	}
-	t := s.enqueue(func(w *stmts) error {
-		_, err := w.endCall.ExecContext(w.ctx, status, resultJSON, errMsg, attempts, usage.InputTokens,
-			usage.OutputTokens, usage.Turns, replayed, now, now, c.id)
-		return err
-	}, false)
+	var t uint64
+	switch {
+	case c.queued && c.ticket == 0: // a pending step of a run not recorded
+		r.mu.Unlock()
+		return nil
+	case c.queued: // the insert, not executed yet, writes the outcome too
+		t = c.ticket
+	default:
+		started := row.started
+		t = s.enqueue(func(w *stmts) error {
+			_, err := w.endCall.ExecContext(w.ctx, status, resultJSON, errMsg, attempts, usage.InputTokens,
+				usage.OutputTokens, usage.Turns, replayed, started, now, c.id)
+			return err
+		}, true)
+	}
 	r.mu.Unlock()
+	var entry *logEntry
+	log := s.callLog()
+	if log != nil {
+		r.mu.Lock()
+		entry = c.logEntry()
+		r.mu.Unlock()
+	}
+	if entry != nil && log.append(entry, t) == nil {
+		return s.takeAsyncErr() // durable in the call log, committed shortly
+	}
 	return s.wait(t)
 }
 

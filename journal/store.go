@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/evalrun/evalrun/value"
@@ -96,10 +97,15 @@ type Store struct {
 	closed  bool
 
 	q writeQueue
+	// log is the call log (calllog.go), made by the first End; nil before,
+	// or when files cannot be locked.
+	log     atomic.Pointer[callLog]
+	logOnce sync.Once
 
-	// now and random are replaced by tests.
-	now    func() time.Time
-	random func() string
+	// now, random and flushDelay are replaced by tests.
+	now        func() time.Time
+	random     func() string
+	flushDelay time.Duration
 }
 
 // Open opens the journal database at path (normally DefaultPath below the
@@ -128,7 +134,7 @@ func OpenLazy(path string) *Store {
 }
 
 func newStore(path string) *Store {
-	return &Store{path: path, now: time.Now, random: randomHex4}
+	return &Store{path: path, now: time.Now, random: randomHex4, flushDelay: flushDelay}
 }
 
 // writer returns the write statements, opening the database on first use.
@@ -182,6 +188,11 @@ func (s *Store) open() (*stmts, error) {
 		db.Close()
 		return nil, fmt.Errorf("journal %s: %w", path, err)
 	}
+	if err := recoverCallLogs(ctx, db, abs); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		db.Close()
@@ -231,6 +242,11 @@ func (s *Store) Close() error {
 		return nil
 	}
 	err := s.closeQueue()
+	if l := s.log.Load(); l != nil {
+		if e := l.close(err == nil); err == nil {
+			err = e
+		}
+	}
 	s.openMu.Lock()
 	defer s.openMu.Unlock()
 	s.closed = true

@@ -12,17 +12,19 @@ import (
 // Writes are queued and written in batches, one transaction per batch,
 // with statements prepared once on a connection reserved for writing.
 //
-// A write that something relies on — the end of a call (its result may be
-// replayed by a later run), the end of a run, the first call of a run —
-// is synchronous: it returns once its batch, holding it and everything
-// queued before it, is committed. Other writes (a call begun, running, its
-// inputs) return at once and are committed with the next synchronous write
-// or, at the latest, flushDelay later, so that another process reading the
-// journal sees a running call. Writers that wait at the same time share
-// one commit (group commit).
+// The end of a run and the first call of a run are synchronous: they return
+// once their batch, holding them and everything queued before them, is
+// committed. The end of a call is durable when End returns: appended to
+// the call log (calllog.go), or, where there is none, committed like the
+// end of a run. Other writes (a call begun, running, its inputs) return at
+// once. Everything queued is committed with the next synchronous write or,
+// at the latest, flushDelay later, so that another process reading the
+// journal sees running and ended calls. Writers that wait at the same time
+// share one commit (group commit).
 //
 // The database uses WAL with synchronous=NORMAL: a committed transaction
-// survives the process crashing; a power loss may lose the last ones.
+// (like an appended call log line) survives the process crashing; a power
+// loss may lose the last ones.
 
 // flushDelay bounds how long an asynchronous write stays queued.
 const flushDelay = 25 * time.Millisecond
@@ -118,7 +120,7 @@ func (s *Store) enqueue(o op, async bool) uint64 {
 	q.queued++
 	if async && q.timer == nil && !q.closed {
 		q.timerWG.Add(1)
-		q.timer = time.AfterFunc(flushDelay, func() {
+		q.timer = time.AfterFunc(s.flushDelay, func() {
 			defer q.timerWG.Done()
 			q.mu.Lock()
 			q.timer = nil
@@ -184,7 +186,19 @@ func (s *Store) flushTo(ticket uint64) error {
 		q.mu.Lock()
 		q.failFrom, q.failTo, q.failErr = from, to, err
 		q.mu.Unlock()
+	} else if l := s.log.Load(); l != nil {
+		l.committed(to)
 	}
+	return err
+}
+
+// takeAsyncErr returns and forgets the failure of a batch that no
+// synchronous caller was told of.
+func (s *Store) takeAsyncErr() error {
+	s.q.mu.Lock()
+	defer s.q.mu.Unlock()
+	err := s.q.asyncErr
+	s.q.asyncErr = nil
 	return err
 }
 
