@@ -178,16 +178,21 @@ func (l *callLog) committed(t uint64) {
 }
 
 // close closes the log and removes it when every entry is committed (all
-// is true); otherwise it stays for the next process to recover.
+// is true); otherwise it stays for the next process to recover. Appends
+// after close fail (End then commits).
 func (l *callLog) close(all bool) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
 	err := l.f.Close()
 	if all && !l.failed {
 		if e := os.Remove(l.path); err == nil {
 			err = e
 		}
 	}
+	l.f, l.failed = nil, true
 	return err
 }
 
