@@ -67,7 +67,7 @@ func must[T any](t testing.TB) func(T, error) T {
 	}
 }
 
-func check(t *testing.T, err error) {
+func check(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

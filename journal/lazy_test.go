@@ -246,3 +246,26 @@ func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// BenchmarkOneCallRun measures what the journal adds to a process making
+// one task call, on an existing journal: open, the run and its call
+// (begin, end), finish, close.
+func BenchmarkOneCallRun(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "journal.db")
+	s := must[*Store](b)(Open(path))
+	check(b, s.Close())
+	res := &value.TaskResult{Status: value.StatusComplete, Content: "hello", Notes: value.NewDict(0)}
+	var first time.Duration
+	for b.Loop() {
+		s := OpenLazy(path)
+		run := must[*Run](b)(s.StartRun(RunInfo{WorkflowPath: "task greet"}))
+		start := time.Now()
+		c := must[*Call](b)(run.Begin(nil, KindTask, "greet", "h", nil))
+		first += time.Since(start)
+		check(b, c.Running())
+		check(b, c.End(StatusCompleted, res, "", Usage{InputTokens: 10, OutputTokens: 1, Turns: 1}, 0, false))
+		check(b, run.Finish(StatusCompleted, res, nil))
+		check(b, s.Close())
+	}
+	b.ReportMetric(float64(first.Microseconds())/float64(b.N), "first-begin-µs")
+}
