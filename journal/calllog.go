@@ -177,6 +177,15 @@ func (l *callLog) committed(t uint64) {
 	l.dirty = false
 }
 
+// keep stops using the log after a failed commit: it is never emptied
+// nor removed, and the next process to open the journal writes its rows.
+// End commits from now on.
+func (l *callLog) keep() {
+	l.mu.Lock()
+	l.failed = true
+	l.mu.Unlock()
+}
+
 // close closes the log and removes it when every entry is committed (all
 // is true); otherwise it stays for the next process to recover. Appends
 // after close fail (End then commits).

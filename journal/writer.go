@@ -186,6 +186,9 @@ func (s *Store) flushTo(ticket uint64) error {
 		q.mu.Lock()
 		q.failFrom, q.failTo, q.failErr = from, to, err
 		q.mu.Unlock()
+		if l := s.log.Load(); l != nil {
+			l.keep() // the rows of the failed batch are only there now
+		}
 	} else if l := s.log.Load(); l != nil {
 		l.committed(to)
 	}
