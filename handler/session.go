@@ -104,6 +104,10 @@ type Session struct {
 	counted   int  // messages whose tokens are in msgTokens
 	msgTokens int
 
+	fixedBound int // promptBound's parts, computed incrementally like the counts
+	bounded    int
+	msgBound   int
+
 	warnings      []string
 	warnedTurns   bool
 	warnedContext bool
@@ -224,18 +228,20 @@ func (s *Session) promptBound() int {
 	if !ok {
 		return -1
 	}
-	n := b.Bound(s.cfg.System) + tokens.PerMessage + tokens.ReplyPriming
-	if len(s.offered) > 0 {
-		n += b.Bound(toolsJSON(s.offered))
-	}
-	for i := range s.messages {
-		m := &s.messages[i]
-		n += b.Bound(m.Content) + tokens.PerMessage
-		for _, c := range m.ToolCalls {
-			n += b.Bound(c.Name) + b.Bound(c.Arguments)
+	if s.fixedBound == 0 {
+		s.fixedBound = b.Bound(s.cfg.System) + tokens.PerMessage + tokens.ReplyPriming
+		if len(s.offered) > 0 {
+			s.fixedBound += b.Bound(toolsJSON(s.offered))
 		}
 	}
-	return n
+	for ; s.bounded < len(s.messages); s.bounded++ {
+		m := &s.messages[s.bounded]
+		s.msgBound += b.Bound(m.Content) + tokens.PerMessage
+		for _, c := range m.ToolCalls {
+			s.msgBound += b.Bound(c.Name) + b.Bound(c.Arguments)
+		}
+	}
+	return s.fixedBound + s.msgBound
 }
 
 // messageTokens counts one message: its content, the names and arguments
