@@ -20,6 +20,8 @@
 //
 // Byte-pair merging follows tiktoken: lowest rank first, leftmost on a tie;
 // pieces longer than 128 bytes use a heap instead of the quadratic scan.
+// A piece that is not a token is merged once per process, then found in a
+// bounded cache: words recur.
 // Invalid UTF-8 counts as tiktoken-go sees it, each invalid byte as U+FFFD.
 // Long texts (2 KiB or more) are counted once per process and then found
 // by their SHA-256. Bound gives an upper bound (the byte count) for limit

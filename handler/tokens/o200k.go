@@ -4,6 +4,7 @@ import (
 	_ "embed" // the rank table
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -113,8 +114,36 @@ func (v *ranks) pieceTokens(piece string) int {
 	if len(piece) > longPiece {
 		return v.mergeLong(piece)
 	}
+	sh := &pieceCache[fnv1a(piece)%pieceShards]
+	sh.mu.Lock()
+	n, ok := sh.m[piece]
+	sh.mu.Unlock()
+	if ok {
+		return int(n)
+	}
 	var buf [longPiece + 1]part
-	return v.merge(piece, buf[:len(piece)+1])
+	n = int32(v.merge(piece, buf[:len(piece)+1]))
+	sh.mu.Lock()
+	if sh.m == nil || len(sh.m) >= pieceShardMax {
+		sh.m = make(map[string]int32, 256)
+	}
+	sh.m[strings.Clone(piece)] = n
+	sh.mu.Unlock()
+	return int(n)
+}
+
+// Pieces that are not tokens are merged once per process: words recur,
+// and a map lookup costs a fraction of the merge. The cache is sharded by
+// the piece's hash and a full shard starts over (at most 65,536 pieces,
+// a few MB).
+const (
+	pieceShards   = 64
+	pieceShardMax = 1024
+)
+
+var pieceCache [pieceShards]struct {
+	mu sync.Mutex
+	m  map[string]int32
 }
 
 // part is a part of a piece being merged: its start and the rank of it

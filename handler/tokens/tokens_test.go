@@ -1,6 +1,9 @@
 package tokens
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,5 +135,34 @@ func BenchmarkCountMultilingual(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		count(text)
+	}
+}
+
+// BenchmarkCountGoFiles counts the Go files of $GOROOT/src/net/http, each
+// text new: real source with its vocabulary.
+func BenchmarkCountGoFiles(b *testing.B) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skip("no go command")
+	}
+	paths, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "src", "net", "http", "*.go"))
+	var texts []string
+	size := 0
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		texts = append(texts, string(data))
+		size += len(data)
+	}
+	if size == 0 {
+		b.Skip("no files")
+	}
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for _, t := range texts {
+			count(t)
+		}
 	}
 }
