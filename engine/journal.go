@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -48,18 +47,13 @@ type runJournal struct {
 // resuming the run resumedFrom when it is not "" (SPEC §16.4): completed
 // task calls and workflow-level tool calls of that run (and of the runs it
 // resumed from) are replayed, and {{date}} is the start time of the first
-// run of that chain.
+// run of that chain. The database is opened lazily, on the first call the
+// run records, so a run that makes no call leaves no file behind.
 func openJournal(root string, info *JournalInfo, resumedFrom string, start time.Time, stderr *lockedWriter) (*runJournal, error) {
-	path := filepath.Join(root, journal.DefaultPath)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, errorf(KindConfig, "journal: %v", err)
-	}
-	s, err := journal.Open(path)
-	if err != nil {
-		return nil, errorf(KindConfig, "%v", err)
-	}
+	s := journal.OpenLazy(filepath.Join(root, journal.DefaultPath))
 	j := &runJournal{store: s, stderr: stderr, start: start}
 	var replay *journal.Replayer
+	var err error
 	if resumedFrom != "" {
 		if replay, err = s.NewReplayer(resumedFrom); err != nil {
 			s.Close()

@@ -139,6 +139,10 @@ type Session struct {
 	counted   int  // messages whose tokens are in msgTokens
 	msgTokens int
 
+	fixedBound int // promptBound's parts, computed incrementally like the counts
+	bounded    int
+	msgBound   int
+
 	warnings      []string
 	warnedTurns   bool
 	warnedContext bool
@@ -254,6 +258,30 @@ func (s *Session) PromptTokens() int {
 	return s.fixed + s.msgTokens
 }
 
+// promptBound returns an upper bound of PromptTokens computed from byte
+// lengths, without tokenizing (tokens.Bounder), or -1 when the counter
+// gives no bound.
+func (s *Session) promptBound() int {
+	b, ok := s.counter.(tokens.Bounder)
+	if !ok {
+		return -1
+	}
+	if s.fixedBound == 0 {
+		s.fixedBound = b.Bound(s.cfg.System) + tokens.PerMessage + tokens.ReplyPriming
+		if len(s.offered) > 0 {
+			s.fixedBound += b.Bound(toolsJSON(s.offered))
+		}
+	}
+	for ; s.bounded < len(s.messages); s.bounded++ {
+		m := &s.messages[s.bounded]
+		s.msgBound += b.Bound(m.Content) + tokens.PerMessage
+		for _, c := range m.ToolCalls {
+			s.msgBound += b.Bound(c.Name) + b.Bound(c.Arguments)
+		}
+	}
+	return s.fixedBound + s.msgBound
+}
+
 // messageTokens counts one message: its content, the names and arguments
 // of its tool calls, and 4.
 func (s *Session) messageTokens(m *Message) int {
@@ -315,9 +343,12 @@ func (s *Session) Run(ctx context.Context) (*Answer, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		used := s.PromptTokens()
-		if used > s.limit {
-			return nil, &LimitError{Resource: ResourceContext, Used: used, Limit: s.limit}
+		used := -1 // not counted: the byte bound decides the limit check
+		if b := s.promptBound(); b < 0 || b*100 >= WarnPercent*s.limit {
+			used = s.PromptTokens()
+			if used > s.limit {
+				return nil, &LimitError{Resource: ResourceContext, Used: used, Limit: s.limit}
+			}
 		}
 		s.checkWarnings(used)
 		req := s.NextRequest()
@@ -334,6 +365,9 @@ func (s *Session) Run(ctx context.Context) (*Answer, error) {
 			err := fmt.Errorf("provider %s returned no response", s.cfg.Provider.Name())
 			span.End(trace.Result{Status: trace.Failed, Error: err.Error()}, trace.Usage{})
 			return nil, err
+		}
+		if used < 0 && resp.Usage == (Usage{}) {
+			used = s.PromptTokens() // the usage is counted below
 		}
 		msg := Message{Role: RoleAssistant, Content: resp.Content}
 		if len(resp.ToolCalls) > 0 {
@@ -440,7 +474,7 @@ func parseArguments(call ToolCall) (*value.Dict, *value.TaskResult) {
 
 // checkWarnings gives the 80 % warnings of SPEC §14.2, each once.
 func (s *Session) checkWarnings(used int) {
-	if !s.warnedContext && s.limit > 0 && used*100 >= WarnPercent*s.limit {
+	if !s.warnedContext && s.limit > 0 && used >= 0 && used*100 >= WarnPercent*s.limit {
 		s.warnedContext = true
 		s.warn("warning: task '" + s.cfg.Task + "' at " + strconv.Itoa(used*100/s.limit) +
 			"% of its context limit (" + strconv.Itoa(used) + "/" + strconv.Itoa(s.limit) + " tokens)")

@@ -26,6 +26,25 @@
 // input hash and inputs were known (while it waited for its slot) gets
 // them with Call.SetInput.
 //
+// # Storage
+//
+// Writes are batched: they are queued and committed together, one
+// transaction per batch, by prepared statements on a connection reserved
+// for writing, in WAL mode with synchronous=NORMAL. Run.Finish returns
+// once committed. Call.End returns once the call's row is appended to the
+// process's call log (journal.db-calls-RANDOM, locked while the process
+// lives, emptied after each commit, removed by Close): one write instead of
+// one commit per call, and as durable. The next process to open the
+// journal writes the rows of a dead process's log into the database.
+// Everything else is committed within 25 ms or with the next synchronous
+// write; reads commit the queue first. Without file locks (non-Unix
+// systems) End commits.
+//
+// OpenLazy opens the database only when it must: the engine uses it so
+// that a command making no call creates no file. A run on such a store is
+// written at its first call, or at Finish when it failed; a run that
+// completes without a call is not recorded.
+//
 // # Reading
 //
 // Store.Runs lists runs newest first, Store.Resolve accepts a full id, a

@@ -57,7 +57,7 @@ func ids(s *Store, suffixes ...string) {
 	}
 }
 
-func must[T any](t *testing.T) func(T, error) T {
+func must[T any](t testing.TB) func(T, error) T {
 	return func(v T, err error) T {
 		t.Helper()
 		if err != nil {
@@ -67,7 +67,7 @@ func must[T any](t *testing.T) func(T, error) T {
 	}
 }
 
-func check(t *testing.T, err error) {
+func check(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

@@ -45,71 +45,137 @@ func (u Usage) Tokens() int64 { return u.InputTokens + u.OutputTokens }
 // Run records one run. Its methods are safe for concurrent use.
 type Run struct {
 	store   *Store
-	id      string
 	started time.Time
+	info    RunInfo
 
-	mu      sync.Mutex // guards seq and pending; taken after store.wmu
-	seq     int
-	pending []*Call
+	recordMu sync.Mutex // serialises record
+
+	mu       sync.Mutex // guards the fields below; never held while waiting for a commit
+	id       string
+	seq      int
+	pending  []*Call
+	recorded bool // the run's writes go to the store's queue
+	held     []op // the writes of a run not recorded yet (OpenLazy)
 }
 
-// StartRun records a new run with status running and returns it. Its id is
-// the start time and four random hex digits, 20250106-140300-a1b2.
+// StartRun starts a run with status running and returns it. Its id is the
+// start time and four random hex digits, 20250106-140300-a1b2. On a store
+// opened with Open the run is written now; with OpenLazy, when its first
+// call begins or when it finishes failed.
 func (s *Store) StartRun(info RunInfo) (*Run, error) {
 	start := info.StartedAt
 	if start.IsZero() {
 		start = s.now()
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	var lastErr error
+	info.StartedAt = start
+	r := &Run{store: s, started: start, info: info, id: s.newRunID(start)}
+	r.held = []op{r.insertRun}
+	if !s.lazy {
+		if err := r.record(); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (s *Store) newRunID(start time.Time) string {
+	return start.Local().Format("20060102-150405") + "-" + s.random()
+}
+
+// insertRun writes the run's row. An id already taken (by another process
+// started in the same second) is replaced: no call of the run has been
+// handed out yet.
+func (r *Run) insertRun(w *stmts) error {
+	info := r.info
 	for range 16 {
-		id := start.Local().Format("20060102-150405") + "-" + s.random()
+		id := r.ID()
 		var n int
-		if err := s.db.QueryRow("SELECT COUNT(*) FROM runs WHERE id = ?", id).Scan(&n); err != nil {
-			return nil, fmt.Errorf("journal: %w", err)
+		if err := w.runExists.QueryRowContext(w.ctx, id).Scan(&n); err != nil {
+			return err
 		}
 		if n > 0 {
-			lastErr = fmt.Errorf("journal: run id %s already taken", id)
+			r.mu.Lock()
+			r.id = r.store.newRunID(r.started)
+			r.mu.Unlock()
 			continue
 		}
-		_, err := s.db.Exec(`INSERT INTO runs (id, workflow, workflow_sha, arguments, status, resumed_from, started_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, id, info.WorkflowPath, info.WorkflowSHA256, jsonValue(info.Args),
-			StatusRunning, info.ResumedFrom, start.UnixNano())
-		if err != nil {
-			return nil, fmt.Errorf("journal: %w", err)
-		}
-		return &Run{store: s, id: id, started: start}, nil
+		_, err := w.insertRun.ExecContext(w.ctx, id, info.WorkflowPath, info.WorkflowSHA256, jsonValue(info.Args),
+			StatusRunning, info.ResumedFrom, r.started.UnixNano())
+		return err
 	}
-	return nil, lastErr
+	return fmt.Errorf("run id %s already taken", r.ID())
+}
+
+// record writes the run and its held writes (its pending steps), once,
+// and returns when they are committed.
+func (r *Run) record() error {
+	r.recordMu.Lock()
+	defer r.recordMu.Unlock()
+	r.mu.Lock()
+	if r.recorded {
+		r.mu.Unlock()
+		return nil
+	}
+	var ticket uint64
+	for _, o := range r.held {
+		ticket = r.store.enqueue(o, false)
+	}
+	r.held, r.recorded = nil, true
+	r.mu.Unlock()
+	return r.store.wait(ticket)
+}
+
+// queue queues a write of the run; the caller holds r.mu.
+func (r *Run) queue(o op) {
+	if r.recorded {
+		r.store.enqueue(o, true)
+	} else {
+		r.held = append(r.held, o)
+	}
 }
 
 // ID returns the run id.
-func (r *Run) ID() string { return r.id }
+func (r *Run) ID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.id
+}
 
 // StartedAt returns the run's start time (what {{date}} shows).
 func (r *Run) StartedAt() time.Time { return r.started }
 
 // Finish records the end of the run: its status (completed or failed), its
-// final value (nil for none) and its error (nil for none).
+// final value (nil for none) and its error (nil for none). A run of a lazy
+// store (OpenLazy) that made no call is recorded only when it failed, so
+// that status can show why; one that completed writes nothing.
 func (r *Run) Finish(status string, final value.Value, err error) error {
+	r.mu.Lock()
+	recorded := r.recorded
+	r.mu.Unlock()
+	if !recorded {
+		if status != StatusFailed {
+			return nil
+		}
+		if e := r.record(); e != nil {
+			return e
+		}
+	}
 	msg := ""
 	if err != nil {
 		msg = err.Error()
 	}
-	_, e := r.store.exec("UPDATE runs SET status = ?, finished_at = ?, final = ?, error = ? WHERE id = ?",
-		status, r.store.now().UnixNano(), jsonValue(final), msg, r.id)
-	if e != nil {
-		return fmt.Errorf("journal: %w", e)
-	}
-	return nil
+	finished, finalJSON := r.store.now().UnixNano(), jsonValue(final)
+	return r.store.sync(func(w *stmts) error {
+		_, err := w.finishRun.ExecContext(w.ctx, status, finished, finalJSON, msg, r.ID())
+		return err
+	})
 }
 
 // Call is one node of a run's tree: a task, tool or step call. Its methods
 // are safe for concurrent use.
 type Call struct {
 	run    *Run
-	id     int64
+	id     int64 // set when its insert is written (under the store's batch lock)
 	parent *Call
 	seq    int
 	kind   string
@@ -118,10 +184,43 @@ type Call struct {
 	mu      sync.Mutex
 	status  string
 	claimed bool // a pending step node taken by Begin
+
+	// cur holds the call's columns as last recorded. While queued (its
+	// insert not yet executed), later writes change cur instead of
+	// queueing an update, so that a short call is one INSERT; ticket is the
+	// insert's place in the store's queue (0: held by an unrecorded run).
+	// Guarded by run.mu.
+	cur    callRow
+	queued bool
+	ticket uint64
 }
 
-// ID returns the call's row id.
-func (c *Call) ID() int64 { return c.id }
+// callRow holds the columns of a call that change.
+type callRow struct {
+	status            string
+	inputHash         string
+	inputs, result    any
+	errMsg            string
+	attempts          int
+	usage             Usage
+	replayed          bool
+	started, finished any
+}
+
+// ID returns the call's row id, once its writes are committed.
+func (c *Call) ID() int64 {
+	_ = c.run.store.flush()
+	return c.id
+}
+
+// parentID is the parent's row id for the insert of a child; NULL at the
+// top level. It runs in the writer, after the parent's insert.
+func (c *Call) parentID() any {
+	if c.parent == nil {
+		return nil
+	}
+	return c.parent.id
+}
 
 // Seq returns the call's sequence number in its run, from 1.
 func (c *Call) Seq() int { return c.seq }
@@ -146,7 +245,7 @@ func (c *Call) Status() string {
 }
 
 // TaskID returns RUN-ID/SEQ, the notes.task_id of SPEC §11.5.
-func (c *Call) TaskID() string { return c.run.id + "/" + strconv.Itoa(c.seq) }
+func (c *Call) TaskID() string { return c.run.ID() + "/" + strconv.Itoa(c.seq) }
 
 func checkKind(kind string) error {
 	switch kind {
@@ -159,6 +258,9 @@ func checkKind(kind string) error {
 // Begin records a call made inside parent (nil at the top level) and
 // assigns it the next seq. Tasks and tools start pending (waiting for a
 // concurrency slot: call Running when they get one); steps start running.
+// The first Begin of a run writes the run (OpenLazy); the call itself is
+// committed with the next synchronous write (End, Finish) or shortly
+// after.
 //
 // A step first claims the first unclaimed pending node of the same name
 // under the same parent (AddPendingSteps), which then keeps its seq and
@@ -168,14 +270,16 @@ func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Val
 		return nil, err
 	}
 	if parent != nil && parent.run != r {
-		return nil, fmt.Errorf("journal: parent call %s is not in run %s", parent.TaskID(), r.id)
+		return nil, fmt.Errorf("journal: parent call %s is not in run %s", parent.TaskID(), r.ID())
+	}
+	if err := r.record(); err != nil {
+		return nil, err
 	}
 	s := r.store
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
+	inputsJSON := jsonValue(inputs)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := s.now()
+	now := s.now().UnixNano()
 	if kind == KindStep {
 		for _, p := range r.pending {
 			p.mu.Lock()
@@ -183,44 +287,54 @@ func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Val
 				p.mu.Unlock()
 				continue
 			}
-			_, err := s.db.Exec("UPDATE calls SET status = ?, input_hash = ?, inputs = ?, started_at = ? WHERE id = ?",
-				StatusRunning, inputHash, jsonValue(inputs), now.UnixNano(), p.id)
-			if err != nil {
-				p.mu.Unlock()
-				return nil, fmt.Errorf("journal: %w", err)
-			}
 			p.claimed = true
 			p.status = StatusRunning
 			p.mu.Unlock()
+			p.cur.status, p.cur.inputHash, p.cur.inputs, p.cur.started = StatusRunning, inputHash, inputsJSON, now
+			if p.queued {
+				return p, nil
+			}
+			r.queue(func(w *stmts) error {
+				_, err := w.claimStep.ExecContext(w.ctx, StatusRunning, inputHash, inputsJSON, now, p.id)
+				return err
+			})
 			return p, nil
 		}
 	}
 	status := StatusPending
 	var started any
 	if kind == KindStep {
-		status, started = StatusRunning, now.UnixNano()
+		status, started = StatusRunning, now
 	}
-	return r.insert(parent, kind, name, status, inputHash, inputs, started)
+	return r.insert(parent, kind, name, status, inputHash, inputsJSON, started), nil
 }
 
-// insert adds a node; the caller holds store.wmu and r.mu.
-func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputs value.Value, started any) (*Call, error) {
-	var parentID any
-	if parent != nil {
-		parentID = parent.id
+// insert adds a node; the caller holds r.mu.
+func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputsJSON, started any) *Call {
+	r.seq++
+	c := &Call{run: r, parent: parent, seq: r.seq, kind: kind, name: name, status: status}
+	c.cur = callRow{status: status, inputHash: inputHash, inputs: inputsJSON, started: started}
+	c.queued = true
+	o := func(w *stmts) error {
+		r.mu.Lock()
+		row, id := c.cur, r.id
+		c.queued = false // later writes are updates
+		r.mu.Unlock()
+		res, err := w.insertCall.ExecContext(w.ctx, id, c.parentID(), c.seq, kind, name, row.status, row.inputHash,
+			row.inputs, row.result, row.errMsg, row.attempts, row.usage.InputTokens, row.usage.OutputTokens,
+			row.usage.Turns, row.replayed, row.started, row.finished)
+		if err != nil {
+			return err
+		}
+		c.id, err = res.LastInsertId()
+		return err
 	}
-	seq := r.seq + 1
-	res, err := r.store.db.Exec(`INSERT INTO calls (run_id, parent_id, seq, kind, name, status, input_hash, inputs, started_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.id, parentID, seq, kind, name, status, inputHash, jsonValue(inputs), started)
-	if err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
+	if r.recorded {
+		c.ticket = r.store.enqueue(o, true)
+	} else {
+		r.held = append(r.held, o)
 	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	r.seq = seq
-	return &Call{run: r, id: id, parent: parent, seq: seq, kind: kind, name: name, status: status}, nil
+	return c
 }
 
 // AddPendingSteps creates pending top-level step nodes, in order, for the
@@ -237,17 +351,11 @@ func (c *Call) AddPendingSteps(names []string) ([]*Call, error) {
 }
 
 func (r *Run) addPending(parent *Call, names []string) ([]*Call, error) {
-	s := r.store
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]*Call, 0, len(names))
 	for _, n := range names {
-		c, err := r.insert(parent, KindStep, n, StatusPending, "", nil, nil)
-		if err != nil {
-			return out, err
-		}
+		c := r.insert(parent, KindStep, n, StatusPending, "", nil, nil)
 		r.pending = append(r.pending, c)
 		out = append(out, c)
 	}
@@ -257,34 +365,49 @@ func (r *Run) addPending(parent *Call, names []string) ([]*Call, error) {
 // SetStatus records a new status without ending the call (pending or
 // running; use End for the final ones).
 func (c *Call) SetStatus(status string) error {
-	s := c.run.store
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	var err error
-	if status == StatusRunning {
-		_, err = s.db.Exec("UPDATE calls SET status = ?, started_at = COALESCE(started_at, ?) WHERE id = ?",
-			status, s.now().UnixNano(), c.id)
-	} else {
-		_, err = s.db.Exec("UPDATE calls SET status = ? WHERE id = ?", status, c.id)
-	}
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
 	c.mu.Lock()
 	c.status = status
 	c.mu.Unlock()
+	r := c.run
+	now := r.store.now().UnixNano()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c.cur.status = status
+	if status == StatusRunning && c.cur.started == nil {
+		c.cur.started = now
+	}
+	if c.queued {
+		return nil
+	}
+	if status == StatusRunning {
+		r.queue(func(w *stmts) error {
+			_, err := w.setRunning.ExecContext(w.ctx, status, now, c.id)
+			return err
+		})
+	} else {
+		r.queue(func(w *stmts) error {
+			_, err := w.setStatus.ExecContext(w.ctx, status, c.id)
+			return err
+		})
+	}
 	return nil
 }
 
 // SetInput records the input hash and inputs of a call begun before they
 // were known (a call waiting for its concurrency slot).
 func (c *Call) SetInput(inputHash string, inputs value.Value) error {
-	s := c.run.store
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if _, err := s.db.Exec("UPDATE calls SET input_hash = ?, inputs = ? WHERE id = ?", inputHash, jsonValue(inputs), c.id); err != nil {
-		return fmt.Errorf("journal: %w", err)
+	inputsJSON := jsonValue(inputs)
+	r := c.run
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c.cur.inputHash, c.cur.inputs = inputHash, inputsJSON
+	if c.queued {
+		return nil
 	}
+	r.queue(func(w *stmts) error {
+		_, err := w.setInput.ExecContext(w.ctx, inputHash, inputsJSON, c.id)
+		return err
+	})
 	return nil
 }
 
@@ -295,7 +418,11 @@ func (c *Call) Running() error { return c.SetStatus(StatusRunning) }
 // skipped; its result (a TaskResult for tasks and tools, the step's value
 // for steps; nil for none); the error message ("" for none); the usage
 // summed over its session; the number of attempts (steps; 0 otherwise);
-// and whether the result was replayed from an earlier run.
+// and whether the result was replayed from an earlier run. When it returns
+// the outcome is durable — appended to the store's call log, whose rows a
+// later process recovers should this one die before committing them, or
+// committed where there is no call log — so a later run can replay the
+// result as soon as it is used.
 func (c *Call) End(status string, result value.Value, errMsg string, usage Usage, attempts int, replayed bool) error {
 	switch status {
 	case StatusCompleted, StatusFailed, StatusSkipped:
@@ -303,20 +430,46 @@ func (c *Call) End(status string, result value.Value, errMsg string, usage Usage
 		return fmt.Errorf("journal: call %s cannot end with status %q", c.TaskID(), status)
 	}
 	s := c.run.store
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
 	now := s.now().UnixNano()
-	_, err := s.db.Exec(`UPDATE calls SET status = ?, result = ?, error = ?, attempts = ?, input_tokens = ?,
-		output_tokens = ?, turns = ?, replayed = ?, started_at = COALESCE(started_at, ?), finished_at = ? WHERE id = ?`,
-		status, jsonValue(result), errMsg, attempts, usage.InputTokens, usage.OutputTokens, usage.Turns,
-		replayed, now, now, c.id)
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
+	resultJSON := jsonValue(result)
 	c.mu.Lock()
 	c.status = status
 	c.mu.Unlock()
-	return nil
+	r := c.run
+	r.mu.Lock()
+	row := &c.cur
+	row.status, row.result, row.errMsg, row.attempts = status, resultJSON, errMsg, attempts
+	row.usage, row.replayed, row.finished = usage, replayed, now
+	if row.started == nil {
+		row.started = now
+	}
+	var t uint64
+	switch {
+	case c.queued && c.ticket == 0: // a pending step of a run not recorded
+		r.mu.Unlock()
+		return nil
+	case c.queued: // the insert, not executed yet, writes the outcome too
+		t = c.ticket
+	default:
+		started := row.started
+		t = s.enqueue(func(w *stmts) error {
+			_, err := w.endCall.ExecContext(w.ctx, status, resultJSON, errMsg, attempts, usage.InputTokens,
+				usage.OutputTokens, usage.Turns, replayed, started, now, c.id)
+			return err
+		}, true)
+	}
+	r.mu.Unlock()
+	var entry *logEntry
+	log := s.callLog()
+	if log != nil {
+		r.mu.Lock()
+		entry = c.logEntry()
+		r.mu.Unlock()
+	}
+	if entry != nil && log.append(entry, t) == nil {
+		return s.takeAsyncErr() // durable in the call log, committed shortly
+	}
+	return s.wait(t)
 }
 
 // decodeResult reads a stored result: for tasks and tools, an object with

@@ -63,12 +63,16 @@ type Replayer struct {
 // NewReplayer loads the completed task calls and workflow-level tool calls
 // of run runID and, transitively, of the runs it resumed from.
 func (s *Store) NewReplayer(runID string) (*Replayer, error) {
+	db, err := s.reader()
+	if err != nil {
+		return nil, err
+	}
 	rp := &Replayer{count: map[replayKey]int{}}
 	seen := map[string]bool{}
 	for id := runID; id != "" && !seen[id]; {
 		seen[id] = true
 		var next string
-		err := s.db.QueryRow("SELECT resumed_from FROM runs WHERE id = ?", id).Scan(&next)
+		err := db.QueryRow("SELECT resumed_from FROM runs WHERE id = ?", id).Scan(&next)
 		if err == sql.ErrNoRows {
 			return nil, fmt.Errorf("no run %s in the journal", id)
 		}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/evalrun/evalrun/value"
@@ -82,22 +83,89 @@ CREATE INDEX IF NOT EXISTS calls_replay ON calls (run_id, kind, name, input_hash
 CREATE INDEX IF NOT EXISTS runs_started ON runs (started_at);
 `
 
-// Store is an open journal database. It is safe for concurrent use: writes
-// are serialised by one mutex (SPEC §6.8), reads run in parallel.
+// Store is a journal database. It is safe for concurrent use: writes are
+// queued and committed in batches by one connection (see writer.go), reads
+// run in parallel on others and first commit what is queued.
 type Store struct {
-	db   *sql.DB
 	path string
-	wmu  sync.Mutex // serialises every write
+	lazy bool
 
-	// now and random are replaced by tests.
-	now    func() time.Time
-	random func() string
+	openMu  sync.Mutex // guards the fields below
+	db      *sql.DB
+	w       *stmts
+	openErr error
+	closed  bool
+
+	q writeQueue
+	// log is the call log (calllog.go), made by the first End; nil before,
+	// or when files cannot be locked.
+	log     atomic.Pointer[callLog]
+	logOnce sync.Once
+
+	// now, random and flushDelay are replaced by tests.
+	now        func() time.Time
+	random     func() string
+	flushDelay time.Duration
 }
 
 // Open opens the journal database at path (normally DefaultPath below the
 // project root), creating it and its directory when absent. The database
-// uses the WAL journal and a busy timeout, like the memory index.
+// uses the WAL journal with synchronous=NORMAL and a busy timeout, like the
+// memory index.
 func Open(path string) (*Store, error) {
+	s := newStore(path)
+	if _, err := s.writer(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenLazy returns a store for the journal at path that opens (and
+// creates) the database only when something must be written to it or read
+// from it. A run started on it is held in memory until its first call
+// begins: a run that completes without making a call is not recorded, and
+// a command that makes none leaves no file behind; a failed run is
+// recorded when it finishes. Errors opening the database are
+// returned by the first write or read.
+func OpenLazy(path string) *Store {
+	s := newStore(path)
+	s.lazy = true
+	return s
+}
+
+func newStore(path string) *Store {
+	return &Store{path: path, now: time.Now, random: randomHex4, flushDelay: flushDelay}
+}
+
+// writer returns the write statements, opening the database on first use.
+func (s *Store) writer() (*stmts, error) {
+	s.openMu.Lock()
+	defer s.openMu.Unlock()
+	if s.closed {
+		return nil, errClosed
+	}
+	if s.w != nil || s.openErr != nil {
+		return s.w, s.openErr
+	}
+	s.w, s.openErr = s.open()
+	return s.w, s.openErr
+}
+
+// reader commits the queued writes and returns the database to read from.
+func (s *Store) reader() (*sql.DB, error) {
+	if err := s.flush(); err != nil {
+		return nil, err
+	}
+	if _, err := s.writer(); err != nil {
+		return nil, err
+	}
+	return s.db, nil
+}
+
+// open opens the database, creates or checks its tables and prepares the
+// write statements on a connection of their own.
+func (s *Store) open() (*stmts, error) {
+	path := s.path
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -115,19 +183,33 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("journal %s: %w", path, err)
 	}
 	db.SetMaxIdleConns(4)
-	s := &Store{db: db, path: path, now: time.Now, random: randomHex4}
-	if err := s.init(); err != nil {
+	ctx := context.Background()
+	if err := initSchema(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("journal %s: %w", path, err)
 	}
-	return s, nil
+	if err := recoverCallLogs(ctx, db, abs); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+	w, err := prepareStmts(ctx, conn)
+	if err != nil {
+		conn.Close()
+		db.Close()
+		return nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+	s.db = db
+	return w, nil
 }
 
-func (s *Store) init() error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	ctx := context.Background()
-	tx, err := s.db.BeginTx(ctx, nil)
+func initSchema(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -153,19 +235,35 @@ func (s *Store) init() error {
 // Path returns the path Open was given.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the database.
+// Close commits what is queued and closes the database (if it was ever
+// opened).
 func (s *Store) Close() error {
-	if s == nil || s.db == nil {
+	if s == nil {
 		return nil
 	}
-	return s.db.Close()
-}
-
-// exec runs one write statement under the write mutex.
-func (s *Store) exec(query string, args ...any) (sql.Result, error) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	return s.db.Exec(query, args...)
+	err := s.closeQueue()
+	if l := s.log.Load(); l != nil {
+		if e := l.close(err == nil); err == nil {
+			err = e
+		}
+	}
+	s.openMu.Lock()
+	defer s.openMu.Unlock()
+	s.closed = true
+	if s.w != nil {
+		s.w.close()
+		if e := s.w.conn.Close(); err == nil {
+			err = e
+		}
+		s.w = nil
+	}
+	if s.db != nil {
+		if e := s.db.Close(); err == nil {
+			err = e
+		}
+		s.db = nil
+	}
+	return err
 }
 
 func randomHex4() string {
@@ -268,7 +366,11 @@ func (s *Store) Runs(limit int) ([]*RunRecord, error) {
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	rows, err := s.db.Query(q)
+	db, err := s.reader()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.Query(q)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -289,7 +391,11 @@ func (s *Store) Runs(limit int) ([]*RunRecord, error) {
 
 // GetRun returns the run with exactly this id.
 func (s *Store) GetRun(id string) (*RunRecord, error) {
-	r, err := scanRun(s.db.QueryRow("SELECT "+runColumns+" FROM runs r WHERE r.id = ?", id))
+	db, err := s.reader()
+	if err != nil {
+		return nil, err
+	}
+	r, err := scanRun(db.QueryRow("SELECT "+runColumns+" FROM runs r WHERE r.id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("no run %s in the journal", id)
 	}
@@ -313,8 +419,12 @@ func (s *Store) Resolve(ref string) (*RunRecord, error) {
 		}
 		return runs[0], nil
 	}
+	db, err := s.reader()
+	if err != nil {
+		return nil, err
+	}
 	var exact int
-	if err := s.db.QueryRow("SELECT COUNT(*) FROM runs WHERE id = ?", ref).Scan(&exact); err != nil {
+	if err := db.QueryRow("SELECT COUNT(*) FROM runs WHERE id = ?", ref).Scan(&exact); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	if exact == 1 {
@@ -322,7 +432,7 @@ func (s *Store) Resolve(ref string) (*RunRecord, error) {
 	}
 	// A prefix: escape LIKE's wildcards, then compare case-sensitively.
 	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(ref)
-	rows, err := s.db.Query(`SELECT id FROM runs WHERE id LIKE ? ESCAPE '\' ORDER BY id`, esc+"%")
+	rows, err := db.Query(`SELECT id FROM runs WHERE id LIKE ? ESCAPE '\' ORDER BY id`, esc+"%")
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}

@@ -35,7 +35,11 @@ type Node struct {
 // Tree returns the top-level calls of a run, each with its children, in seq
 // order.
 func (s *Store) Tree(runID string) ([]*Node, error) {
-	rows, err := s.db.Query(`SELECT id, COALESCE(parent_id, 0), seq, kind, name, status, input_hash, inputs, result, error,
+	db, err := s.reader()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.Query(`SELECT id, COALESCE(parent_id, 0), seq, kind, name, status, input_hash, inputs, result, error,
 		attempts, input_tokens, output_tokens, turns, replayed, started_at, finished_at
 		FROM calls WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {

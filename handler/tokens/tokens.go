@@ -5,8 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	tiktoken "github.com/pkoukk/tiktoken-go"
-	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+	"unicode/utf8"
 )
 
 // The chat-format accounting of SPEC §14.2.
@@ -40,41 +39,29 @@ var None Counter = CounterFunc(func(string) int { return 0 })
 // o200k is the shared o200k_base counter.
 type o200k struct{}
 
-var (
-	loadOnce sync.Once
-	encoder  *tiktoken.Tiktoken
-	loadErr  error
-	loaded   atomic.Bool
-)
+// counted is set by the first Count that tokenizes a text.
+var counted atomic.Bool
 
-// load reads the embedded vocabulary once. The offline loader serves the
-// file compiled into the binary: nothing is ever fetched.
-func load() {
-	loadOnce.Do(func() {
-		tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
-		encoder, loadErr = tiktoken.GetEncoding(Encoding)
-		loaded.Store(true)
-	})
-}
-
-// O200k returns the o200k_base counter (SPEC §14.2). The vocabulary is
-// embedded in the binary and loaded on the first Count, never before: a run
-// that counts nothing never pays for it.
+// O200k returns the o200k_base counter (SPEC §14.2). Its vocabulary is
+// embedded in the binary as a table searched in place, so neither the
+// first nor any later Count loads anything.
 func O200k() Counter { return o200k{} }
 
-// Count implements Counter. Special-token text such as "<|endoftext|>" is
-// counted as ordinary text. Should the embedded vocabulary fail to load
-// (see Err), it estimates one token per four bytes.
+// Count implements Counter: the number of tokens tiktoken's o200k_base
+// encoding gives text (EncodeOrdinary: special-token text such as
+// "<|endoftext|>" is counted as ordinary text). As in tiktoken-go, every
+// byte of invalid UTF-8 counts as U+FFFD. Should the embedded table be
+// malformed (see Err), it estimates one token per four bytes.
 func (o200k) Count(text string) int {
 	if text == "" {
 		return 0
 	}
-	load()
-	if encoder == nil {
+	counted.Store(true)
+	if vocabErr != nil {
 		return (len(text) + 3) / 4
 	}
 	if len(text) < cacheMinBytes {
-		return len(encoder.EncodeOrdinary(text))
+		return count(text)
 	}
 	key := sha256.Sum256([]byte(text))
 	cacheMu.Lock()
@@ -83,7 +70,7 @@ func (o200k) Count(text string) int {
 	if ok {
 		return n
 	}
-	n = len(encoder.EncodeOrdinary(text))
+	n = count(text)
 	cacheMu.Lock()
 	if len(cache) >= cacheMaxEntries {
 		clear(cache)
@@ -92,6 +79,40 @@ func (o200k) Count(text string) int {
 	cacheMu.Unlock()
 	return n
 }
+
+// count pre-tokenizes text and sums the tokens of its pieces.
+func count(text string) int {
+	if !utf8.ValidString(text) {
+		text = string([]rune(text)) // what tiktoken-go's regexp2 matching sees
+	}
+	n := 0
+	for i := 0; i < len(text); {
+		end := match(text, i)
+		n += vocab.pieceTokens(text[i:end])
+		i = end
+	}
+	return n
+}
+
+// Bound returns an upper bound of the o200k_base token count of text
+// without tokenizing it: every token has at least one byte, and an invalid
+// byte counts as the three bytes of U+FFFD. A limit check whose bound is
+// within the limit need not count.
+func Bound(text string) int {
+	if utf8.ValidString(text) {
+		return len(text)
+	}
+	return 3 * len(text)
+}
+
+// Bounder is implemented by counters that can bound a count cheaply.
+type Bounder interface {
+	// Bound returns an upper bound of Count(text).
+	Bound(text string) int
+}
+
+// Bound implements Bounder.
+func (o200k) Bound(text string) int { return Bound(text) }
 
 // Long texts are counted once: the same system prompt or context block is
 // sent by many task calls of a run, and hashing is hundreds of times faster
@@ -109,13 +130,10 @@ var (
 // Count returns the number of o200k_base tokens of text.
 func Count(text string) int { return o200k{}.Count(text) }
 
-// Loaded reports whether the vocabulary has been loaded. Tests use it to
-// check that a run without model calls never loads it.
-func Loaded() bool { return loaded.Load() }
+// Loaded reports whether some Count has tokenized a text. Tests use it to
+// check that a run without model calls counts nothing.
+func Loaded() bool { return counted.Load() }
 
-// Err returns the error the vocabulary failed to load with, or nil. It
-// loads the vocabulary when that has not happened yet.
-func Err() error {
-	load()
-	return loadErr
-}
+// Err returns nil when the embedded o200k_base table is sound, else what
+// is wrong with it (Count then estimates).
+func Err() error { return vocabErr }

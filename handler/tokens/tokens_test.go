@@ -1,6 +1,9 @@
 package tokens
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,25 +69,21 @@ func TestCountConcurrent(t *testing.T) {
 func TestCountCached(t *testing.T) {
 	text := strings.Repeat("cached text ", 1000)
 	n := Count(text)
-	if again := Count(text); again != n || n != len(encoder.EncodeOrdinary(text)) {
+	if again := Count(text); again != n || n != len(oracle(t).EncodeOrdinary(text)) {
 		t.Errorf("cached count %d, first %d", again, n)
 	}
 }
 
 // BenchmarkCount measures the tokenizer's throughput on Go-like source
-// text, every text new (the cache of long texts does not apply).
+// text, every text new (the cache of long texts does not apply). The
+// BenchmarkTiktoken* benchmarks measure tiktoken-go on the same texts.
 func BenchmarkCount(b *testing.B) {
-	Count("warm up")
-	line := "func (s *Session) Run(ctx context.Context) (*Answer, error) { // résumé of 12345 items\n"
-	texts := make([]string, 64)
-	for i := range texts {
-		texts[i] = strings.Repeat(line, 200) + strconv.Itoa(i)
-	}
+	texts := benchTexts()
 	b.SetBytes(int64(len(texts[0])))
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		encoder.EncodeOrdinary(texts[i%len(texts)])
+		count(texts[i%len(texts)])
 		i++
 	}
 }
@@ -97,5 +96,73 @@ func BenchmarkCountRepeated(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		Count(text)
+	}
+}
+
+// benchTexts are the texts of BenchmarkCount.
+func benchTexts() []string {
+	line := "func (s *Session) Run(ctx context.Context) (*Answer, error) { // résumé of 12345 items\n"
+	texts := make([]string, 64)
+	for i := range texts {
+		texts[i] = strings.Repeat(line, 200) + strconv.Itoa(i)
+	}
+	return texts
+}
+
+// BenchmarkTiktokenCount is BenchmarkCount with tiktoken-go's o200k_base,
+// the implementation this package replaces.
+func BenchmarkTiktokenCount(b *testing.B) {
+	enc := oracle(b)
+	texts := benchTexts()
+	b.SetBytes(int64(len(texts[0])))
+	i := 0
+	for b.Loop() {
+		enc.EncodeOrdinary(texts[i%len(texts)])
+		i++
+	}
+}
+
+// BenchmarkCountMultilingual measures the throughput on the mixed-script
+// texts of the exactness tests, without the long pathological pieces.
+func BenchmarkCountMultilingual(b *testing.B) {
+	var sb strings.Builder
+	for name, t := range corpus() {
+		if !strings.HasPrefix(name, "long-") {
+			sb.WriteString(t)
+		}
+	}
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		count(text)
+	}
+}
+
+// BenchmarkCountGoFiles counts the Go files of $GOROOT/src/net/http, each
+// text new: real source with its vocabulary.
+func BenchmarkCountGoFiles(b *testing.B) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skip("no go command")
+	}
+	paths, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "src", "net", "http", "*.go"))
+	var texts []string
+	size := 0
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		texts = append(texts, string(data))
+		size += len(data)
+	}
+	if size == 0 {
+		b.Skip("no files")
+	}
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for _, t := range texts {
+			count(t)
+		}
 	}
 }

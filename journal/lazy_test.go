@@ -1,0 +1,271 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/evalrun/evalrun/value"
+)
+
+func TestOpenLazyWithoutCallsCreatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".evalrun", "journal.db")
+	s := OpenLazy(path)
+	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "<eval>"}))
+	must[[]*Call](t)(run.AddPendingSteps([]string{"plan"}))
+	check(t, run.Finish(StatusCompleted, value.Int(3), nil))
+	check(t, s.Close())
+	if _, err := os.Stat(filepath.Join(dir, ".evalrun")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a run without calls left %s behind (stat: %v)", filepath.Join(dir, ".evalrun"), err)
+	}
+
+	// A failed run is recorded even without calls, with its pending plan.
+	s = OpenLazy(path)
+	defer s.Close()
+	run = must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "<eval>"}))
+	must[[]*Call](t)(run.AddPendingSteps([]string{"plan"}))
+	check(t, run.Finish(StatusFailed, nil, errors.New("boom")))
+	rec := must[*RunRecord](t)(s.Resolve("last"))
+	tree := must[[]*Node](t)(s.Tree(rec.ID))
+	if rec.ID != run.ID() || rec.Status != StatusFailed || rec.Error != "boom" || len(tree) != 1 || tree[0].Status != StatusPending {
+		t.Fatalf("failed run %+v, tree %+v", rec, tree)
+	}
+}
+
+func TestOpenLazyFirstCallRecordsRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".evalrun", "journal.db")
+	s := OpenLazy(path)
+	defer s.Close()
+	s.now = (&clock{t: t0}).now
+	ids(s, "a1b2")
+	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "w.sexp", Args: value.DictOf("n", value.Int(1))}))
+	must[[]*Call](t)(run.AddPendingSteps([]string{"plan", "verify"}))
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the journal exists before the first call: %v", err)
+	}
+	step := must[*Call](t)(run.Begin(nil, KindStep, "plan", "", nil))
+	task := must[*Call](t)(run.Begin(step, KindTask, "plan/generate", "h1", value.DictOf("x", value.String("y"))))
+	check(t, task.Running())
+
+	// Another connection (a second process) sees the run and its plan as
+	// soon as the first call has begun.
+	other := must[*Store](t)(Open(path))
+	defer other.Close()
+	rec := must[*RunRecord](t)(other.GetRun("20250106-140300-a1b2"))
+	if rec.WorkflowPath != "w.sexp" || rec.Status != StatusRunning || value.JSON(rec.Args) != `{"n":1}` {
+		t.Fatalf("run %+v", rec)
+	}
+	tree := must[[]*Node](t)(other.Tree(rec.ID))
+	if len(tree) != 2 || tree[0].Name != "plan" || tree[1].Name != "verify" || tree[1].Status != StatusPending {
+		t.Fatalf("tree %+v", tree)
+	}
+
+	// A completed call reaches the database shortly after End returns
+	// (it is durable at once in the call log: TestEndDurableInCallLog).
+	res := &value.TaskResult{Status: value.StatusComplete, Content: "done", Notes: value.NewDict(0)}
+	check(t, task.End(StatusCompleted, res, "", Usage{InputTokens: 5, OutputTokens: 2, Turns: 1}, 0, false))
+	if callLogSupported {
+		// Opening the journal again leaves the call log of a live store alone.
+		again := must[*Store](t)(Open(path))
+		check(t, again.Close())
+		if l := s.log.Load(); l == nil || !exists(l.path) {
+			t.Fatal("the call log of a live store is missing (taken for a dead process's?)")
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		tree = must[[]*Node](t)(other.Tree(rec.ID))
+		if len(tree[0].Children) == 1 && tree[0].Children[0].Status == StatusCompleted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the ended call is not visible after 5 s: %+v", tree[0])
+		}
+	}
+	got := tree[0].Children[0]
+	if got.Status != StatusCompleted || got.InputHash != "h1" || got.Usage.Tokens() != 7 || got.Seq != 3 ||
+		tree[0].Status != StatusRunning {
+		t.Fatalf("call %+v, step %s", got, tree[0].Status)
+	}
+	if r, ok := got.Result.(*value.TaskResult); !ok || r.Content != "done" {
+		t.Fatalf("result %#v", got.Result)
+	}
+	check(t, step.End(StatusCompleted, value.String("ok"), "", Usage{}, 1, false))
+	check(t, run.Finish(StatusCompleted, value.String("ok"), nil))
+	if rec = must[*RunRecord](t)(other.GetRun(rec.ID)); rec.Status != StatusCompleted || rec.Calls != 2 {
+		t.Fatalf("finished run %+v", rec)
+	}
+}
+
+// TestQueuedWritesReachOtherReaders checks that a call begun and running,
+// with nothing synchronous after it, is visible to another connection
+// shortly after (a status viewer watching a long task).
+func TestQueuedWritesReachOtherReaders(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	s := must[*Store](t)(Open(path))
+	defer s.Close()
+	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "w.sexp"}))
+	c := must[*Call](t)(run.Begin(nil, KindTask, "slow", "h", nil))
+	check(t, c.Running())
+	other := must[*Store](t)(Open(path))
+	defer other.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		tree := must[[]*Node](t)(other.Tree(run.ID()))
+		if len(tree) == 1 && tree[0].Status == StatusRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the running call is not visible after 5 s: %+v", tree)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestWriteAfterCloseFails(t *testing.T) {
+	s, _ := openTest(t)
+	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "w.sexp"}))
+	c := must[*Call](t)(run.Begin(nil, KindTask, "t", "h", nil))
+	check(t, s.Close())
+	if err := c.End(StatusCompleted, nil, "", Usage{}, 0, false); !errors.Is(err, errClosed) {
+		t.Fatalf("End after Close: %v", err)
+	}
+}
+
+// BenchmarkCallWrites measures the journal writes of one task call (begin
+// pending, input, running, end) made one after another, each End waiting
+// for its commit.
+func BenchmarkCallWrites(b *testing.B) {
+	s := must[*Store](b)(Open(filepath.Join(b.TempDir(), "journal.db")))
+	defer s.Close()
+	run := must[*Run](b)(s.StartRun(RunInfo{WorkflowPath: "w.sexp"}))
+	inputs := value.DictOf("text", value.String("hello"))
+	res := &value.TaskResult{Status: value.StatusComplete, Content: "hello", Notes: value.NewDict(0)}
+	for b.Loop() {
+		c := must[*Call](b)(run.Begin(nil, KindTask, "echo", "", nil))
+		if err := c.SetInput("0123456789abcdef", inputs); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Running(); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.End(StatusCompleted, res, "", Usage{InputTokens: 10, OutputTokens: 1, Turns: 1}, 0, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestEndDurableInCallLog: a process that dies right after a call ended,
+// before the call reached the database, leaves its call log behind; the
+// next process to open the journal writes the call into the database.
+func TestEndDurableInCallLog(t *testing.T) {
+	if !callLogSupported {
+		t.Skip("no call log on this system")
+	}
+	if path := os.Getenv("EVALRUN_JOURNAL_CHILD"); path != "" {
+		dieAfterEnd(path)
+		return
+	}
+	path := filepath.Join(t.TempDir(), ".evalrun", "journal.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEndDurableInCallLog$")
+	cmd.Env = append(os.Environ(), "EVALRUN_JOURNAL_CHILD="+path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	logs, _ := filepath.Glob(path + callLogInfix + "*")
+	if len(logs) != 1 {
+		t.Fatalf("the child left %d call logs, want 1", len(logs))
+	}
+	s := must[*Store](t)(Open(path))
+	defer s.Close()
+	rec := must[*RunRecord](t)(s.Resolve("last"))
+	tree := must[[]*Node](t)(s.Tree(rec.ID))
+	if len(tree) != 1 || len(tree[0].Children) != 2 {
+		t.Fatalf("tree %+v", tree)
+	}
+	for i, c := range tree[0].Children {
+		r, ok := c.Result.(*value.TaskResult)
+		if c.Status != StatusCompleted || c.Seq != i+2 || c.InputHash != fmt.Sprint("h", i) || !ok ||
+			r.Content != fmt.Sprint("answer ", i) || c.Usage != (Usage{InputTokens: 5, OutputTokens: 2, Turns: 1}) ||
+			c.StartedAt.IsZero() || c.FinishedAt.IsZero() {
+			t.Errorf("call %d: %+v", i, c)
+		}
+		if value.JSON(c.Inputs) != fmt.Sprintf(`{"i":%d}`, i) {
+			t.Errorf("call %d inputs %s", i, value.JSON(c.Inputs))
+		}
+	}
+	if tree[0].Status != StatusRunning {
+		t.Errorf("step status %s", tree[0].Status)
+	}
+	// The recovered log is gone (this store has made none: it ended no call).
+	if after, _ := filepath.Glob(path + callLogInfix + "*"); len(after) != 0 {
+		t.Errorf("call logs after recovery: %q", after)
+	}
+}
+
+// dieAfterEnd records a step and two completed task calls, the second
+// begun and ended after the step's insert was committed, then exits
+// without closing the store: nothing is flushed after the last End.
+func dieAfterEnd(path string) {
+	s := OpenLazy(path)
+	s.flushDelay = time.Hour
+	run, err := s.StartRun(RunInfo{WorkflowPath: "w.sexp"})
+	if err != nil {
+		panic(err)
+	}
+	step, err := run.Begin(nil, KindStep, "all", "", nil)
+	if err != nil {
+		panic(err)
+	}
+	for i := range 2 {
+		c, err := run.Begin(step, KindTask, "t", fmt.Sprint("h", i), value.DictOf("i", value.Int(i)))
+		if err != nil {
+			panic(err)
+		}
+		if err := c.Running(); err != nil {
+			panic(err)
+		}
+		if i == 0 {
+			if err := s.flush(); err != nil { // the first call is in the database, running
+				panic(err)
+			}
+		}
+		res := &value.TaskResult{Status: value.StatusComplete, Content: fmt.Sprint("answer ", i), Notes: value.NewDict(0)}
+		if err := c.End(StatusCompleted, res, "", Usage{InputTokens: 5, OutputTokens: 2, Turns: 1}, 0, false); err != nil {
+			panic(err)
+		}
+	}
+	os.Exit(0)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// BenchmarkOneCallRun measures what the journal adds to a process making
+// one task call, on an existing journal: open, the run and its call
+// (begin, end), finish, close.
+func BenchmarkOneCallRun(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "journal.db")
+	s := must[*Store](b)(Open(path))
+	check(b, s.Close())
+	res := &value.TaskResult{Status: value.StatusComplete, Content: "hello", Notes: value.NewDict(0)}
+	var first time.Duration
+	for b.Loop() {
+		s := OpenLazy(path)
+		run := must[*Run](b)(s.StartRun(RunInfo{WorkflowPath: "task greet"}))
+		start := time.Now()
+		c := must[*Call](b)(run.Begin(nil, KindTask, "greet", "h", nil))
+		first += time.Since(start)
+		check(b, c.Running())
+		check(b, c.End(StatusCompleted, res, "", Usage{InputTokens: 10, OutputTokens: 1, Turns: 1}, 0, false))
+		check(b, run.Finish(StatusCompleted, res, nil))
+		check(b, s.Close())
+	}
+	b.ReportMetric(float64(first.Microseconds())/float64(b.N), "first-begin-µs")
+}
