@@ -153,12 +153,12 @@ func BenchmarkJournalCost(b *testing.B) {
 	run := func(journaled bool) (wall, cpu time.Duration) {
 		var stdout, stderr bytes.Buffer
 		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return env[k] }}
-		jn := journalInfo("<eval>", text, nil)
+		jn := journalInfo("<eval>", text)
 		if !journaled {
 			jn = nil
 		}
 		start, startCPU := time.Now(), processCPU()
-		code := a.evaluate([]*sexp.Source{sexp.NewSource("<eval>", text)}, nil, evalFlags{Provider: "echo"}, jn)
+		code := a.evaluate([]*sexp.Source{sexp.NewSource("<eval>", text)}, nil, evalFlags{Provider: "echo"}, jn, nil)
 		wall, cpu = time.Since(start), processCPU()-startCPU
 		if code != exitOK || stdout.String() != fmt.Sprintf("%d\n", calls) {
 			b.Fatalf("exit %d, stdout %q, stderr %q", code, &stdout, &stderr)
