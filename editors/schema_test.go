@@ -292,17 +292,21 @@ func TestSchemaCoversConfigFields(t *testing.T) {
 		{"context", reflect.TypeOf(config.Context{})},
 		{"tools", reflect.TypeOf(config.Tools{})},
 	} {
-		for i := 0; i < sec.typ.NumField(); i++ {
-			key := snake(sec.typ.Field(i).Name)
+		for _, f := range reflect.VisibleFields(sec.typ) {
+			if f.Anonymous || !f.IsExported() {
+				// An embedded struct's fields are keys of the section.
+				continue
+			}
+			key := snake(f.Name)
 			path := sec.prefix + "." + key
 			if !keys[path] {
-				t.Errorf("config.%s.%s: the schema has no key %s", sec.typ.Name(), sec.typ.Field(i).Name, path)
+				t.Errorf("config.%s.%s: the schema has no key %s", sec.typ.Name(), f.Name, path)
 			}
 			if !strings.Contains(engine.InitConfig, "# "+key+" = ") {
-				t.Errorf("config.%s.%s: the configuration of evalrun init does not show %s", sec.typ.Name(), sec.typ.Field(i).Name, key)
+				t.Errorf("config.%s.%s: the configuration of evalrun init does not show %s", sec.typ.Name(), f.Name, key)
 			}
 			if !strings.Contains(string(page), "`"+key+"`") {
-				t.Errorf("config.%s.%s: docs/configuration.md does not document %s", sec.typ.Name(), sec.typ.Field(i).Name, key)
+				t.Errorf("config.%s.%s: docs/configuration.md does not document %s", sec.typ.Name(), f.Name, key)
 			}
 		}
 	}
