@@ -9,23 +9,40 @@ import (
 )
 
 func init() {
-	defineForm("defatom", evalDefatom)
+	defineForm("defatom", true, compileDefatom)
 }
 
 var defatomAttributes = []string{"params", "instructions", "description", "subtype", "model", "type", "output_format", "history_config", "depends"}
 
-// evalDefatom defines a template from workflow text (SPEC §7.14) and returns
-// its name as a symbol.
-func evalDefatom(t *thread, x *expr, env *Env) (value.Value, error) {
+// defatomForm is a defatom form read into its template; err is its shape
+// error.
+type defatomForm struct {
+	tmpl *templates.Template
+	err  *Error
+}
+
+func compileDefatom(c *compiler, x *expr, depth int) (form, error) {
 	tmpl, err := parseDefatom(x.syn)
 	if err != nil {
-		return nil, err
+		return &defatomForm{err: c.problem(asEvalError(err, x.pos()))}, nil
 	}
+	return &defatomForm{tmpl: tmpl}, nil
+}
+
+// eval defines the template (SPEC §7.14) and returns its name as a symbol.
+// Each evaluation registers a template of its own.
+func (f *defatomForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	if f.err != nil {
+		e := *f.err
+		return nil, &e
+	}
+	cp := *f.tmpl
+	tmpl := &cp
 	if t.in.tasks == nil {
 		return nil, newError(x.pos(), KindValue, "defatom: no task system is configured")
 	}
 	t.in.defMu.Lock()
-	err = t.in.tasks.Define(tmpl)
+	err := t.in.tasks.Define(tmpl)
 	t.in.defMu.Unlock()
 	if err != nil {
 		return nil, errorf(x.pos(), KindValue, "%s", err)

@@ -18,7 +18,7 @@ func (t *thread) eval(x *expr, env *Env) (value.Value, error) {
 	}
 	switch x.op {
 	case opSpecial:
-		return x.sf.fn(t, x, env)
+		return x.form.eval(t, x, env)
 	case opPrim:
 		if x.prim.retains {
 			args, err := t.evalArgs(x.args(), env)

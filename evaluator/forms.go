@@ -6,17 +6,32 @@ import (
 )
 
 // specialForm is a built-in operator that receives its arguments unevaluated
-// (SPEC §7).
+// (SPEC §7). Its compile function is the one place that knows the form's
+// grammar: it turns the form's syntax into a typed form, recording every
+// shape error with its position; evaluation runs the typed form and never
+// looks at the syntax again.
 type specialForm struct {
-	name string
-	fn   func(t *thread, x *expr, env *Env) (value.Value, error)
+	name    string
+	compile func(c *compiler, x *expr, depth int) (form, error)
+	// repeats marks forms whose parts may run zero or several times
+	// (conditionals, closures, loops, try, parallel branches), or are not
+	// evaluated at all (quote, defatom): a step inside them is not part of
+	// a run's plan (SPEC §16.2).
+	repeats bool
+}
+
+// form is a compiled special form.
+type form interface {
+	// eval evaluates the form x in env.
+	eval(t *thread, x *expr, env *Env) (value.Value, error)
 }
 
 // specialForms maps names to special forms.
 var specialForms = map[string]*specialForm{}
 
-func defineForm(name string, fn func(t *thread, x *expr, env *Env) (value.Value, error)) {
-	specialForms[name] = &specialForm{name: name, fn: fn}
+// defineForm adds a special form; repeats is explained at specialForm.
+func defineForm(name string, repeats bool, compile func(c *compiler, x *expr, depth int) (form, error)) {
+	specialForms[name] = &specialForm{name: name, compile: compile, repeats: repeats}
 }
 
 // SpecialFormNames returns the names of all special forms.
@@ -29,153 +44,325 @@ func SpecialFormNames() []string {
 }
 
 func init() {
-	defineForm("quote", evalQuote)
-	defineForm("if", evalIf)
-	defineForm("when", func(t *thread, x *expr, env *Env) (value.Value, error) { return evalWhen(t, x, env, true) })
-	defineForm("unless", func(t *thread, x *expr, env *Env) (value.Value, error) { return evalWhen(t, x, env, false) })
-	defineForm("cond", evalCond)
-	defineForm("and", evalAnd)
-	defineForm("or", evalOr)
-	defineForm("progn", evalProgn)
-	defineForm("begin", evalProgn)
-	defineForm("let", func(t *thread, x *expr, env *Env) (value.Value, error) { return evalLet(t, x, env, false) })
-	defineForm("let*", func(t *thread, x *expr, env *Env) (value.Value, error) { return evalLet(t, x, env, true) })
-	defineForm("define", evalDefine)
-	defineForm("bind", evalBind)
-	defineForm("set!", evalSet)
-	defineForm("lambda", evalLambda)
-	defineForm("try", evalTry)
+	defineForm("quote", true, compileQuote)
+	defineForm("if", true, compileIf)
+	defineForm("when", true, func(c *compiler, x *expr, d int) (form, error) { return compileWhen(c, x, d, true) })
+	defineForm("unless", true, func(c *compiler, x *expr, d int) (form, error) { return compileWhen(c, x, d, false) })
+	defineForm("cond", true, compileCond)
+	defineForm("and", true, func(c *compiler, x *expr, d int) (form, error) { return compileAndOr(c, x, d, false) })
+	defineForm("or", true, func(c *compiler, x *expr, d int) (form, error) { return compileAndOr(c, x, d, true) })
+	defineForm("progn", false, compileProgn)
+	defineForm("begin", false, compileProgn)
+	defineForm("let", false, func(c *compiler, x *expr, d int) (form, error) { return compileLet(c, x, d, false) })
+	defineForm("let*", false, func(c *compiler, x *expr, d int) (form, error) { return compileLet(c, x, d, true) })
+	defineForm("define", false, compileDefine)
+	defineForm("bind", false, compileBind)
+	defineForm("set!", false, compileSet)
+	defineForm("lambda", true, compileLambda)
+	defineForm("try", true, compileTry)
 }
 
-func evalQuote(t *thread, x *expr, env *Env) (value.Value, error) {
-	// A well-formed quote was compiled to a constant.
-	return nil, newError(x.pos(), KindArity, "'quote' requires exactly one argument: (quote expression)")
+// argNodes returns the argument syntax of a special form.
+func argNodes(x *expr) []*sexp.Node { return x.syn.Items[1:] }
+
+// badForm is a special form with a shape error: evaluating it raises the
+// error. parts are its arguments compiled as expressions, so that Check
+// and Walk can still look into them; check lists those a checker examines
+// (the well-formed parts), and bind a name the form binds for the checker
+// despite the error.
+type badForm struct {
+	err   *Error
+	parts []*expr
+	check []*expr
+	bind  *sexp.Node
 }
 
-func evalIf(t *thread, x *expr, env *Env) (value.Value, error) {
-	a := x.args()
-	if len(a) != 3 {
-		return nil, newError(x.pos(), KindArity, "'if' requires 3 arguments: (if condition then_branch else_branch)")
+func (f *badForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	e := *f.err
+	return nil, &e
+}
+
+// bad records a shape error of form x and returns the badForm raising it;
+// the form's arguments are compiled as expressions into its parts, and
+// check holds the indexes (into the arguments) of those a checker still
+// examines (-1 for all).
+func (c *compiler) bad(x *expr, e *Error, depth int, check ...int) (form, error) {
+	c.problem(e)
+	return c.badRecorded(x, e, depth, check...)
+}
+
+// badRecorded is bad for an error already recorded.
+func (c *compiler) badRecorded(x *expr, e *Error, depth int, check ...int) (form, error) {
+	parts, err := c.exprs(argNodes(x), depth)
+	if err != nil {
+		return nil, err
 	}
-	c, err := t.eval(a[0], env)
+	f := &badForm{err: e, parts: parts}
+	for _, i := range check {
+		if i < 0 {
+			f.check = parts
+			break
+		}
+		if i < len(parts) {
+			f.check = append(f.check, parts[i])
+		}
+	}
+	return f, nil
+}
+
+// quoteForm is a malformed quote; a well-formed one compiles to a constant.
+func compileQuote(c *compiler, x *expr, depth int) (form, error) {
+	a := argNodes(x)
+	if len(a) == 1 {
+		v, err := quotedValue(a[0], depth)
+		if err != nil {
+			return nil, err
+		}
+		x.op, x.val, x.sf = opConst, v, nil
+		return nil, nil
+	}
+	return &badForm{err: c.problem(newError(x.pos(), KindArity, "'quote' requires exactly one argument: (quote expression)"))}, nil
+}
+
+// ifForm is (if c then else).
+type ifForm struct{ cond, then, els *expr }
+
+func compileIf(c *compiler, x *expr, depth int) (form, error) {
+	a := argNodes(x)
+	if len(a) != 3 {
+		return c.bad(x, newError(x.pos(), KindArity, "'if' requires 3 arguments: (if condition then_branch else_branch)"), depth, -1)
+	}
+	xs, err := c.exprs(a, depth)
+	if err != nil {
+		return nil, err
+	}
+	return &ifForm{xs[0], xs[1], xs[2]}, nil
+}
+
+func (f *ifForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	c, err := t.eval(f.cond, env)
 	if err != nil {
 		return nil, err
 	}
 	if value.Truthy(c) {
-		return t.eval(a[1], env)
+		return t.eval(f.then, env)
 	}
-	return t.eval(a[2], env)
+	return t.eval(f.els, env)
 }
 
-func evalWhen(t *thread, x *expr, env *Env, want bool) (value.Value, error) {
-	a := x.args()
+// whenForm is (when c body...) or, with want false, (unless c body...).
+type whenForm struct {
+	cond *expr
+	body []*expr
+	want bool
+}
+
+func compileWhen(c *compiler, x *expr, depth int, want bool) (form, error) {
+	a := argNodes(x)
 	if len(a) < 2 {
-		return nil, errorf(x.pos(), KindArity, "'%s' requires a condition and at least one body expression: (%s condition body...)", x.name, x.name)
+		return c.bad(x, errorf(x.pos(), KindArity, "'%s' requires a condition and at least one body expression: (%s condition body...)", x.name, x.name), depth, -1)
 	}
-	c, err := t.eval(a[0], env)
+	xs, err := c.exprs(a, depth)
 	if err != nil {
 		return nil, err
 	}
-	if value.Truthy(c) != want {
-		return value.List(nil), nil
-	}
-	return t.evalBody(a[1:], env)
+	return &whenForm{cond: xs[0], body: xs[1:], want: want}, nil
 }
 
-func evalCond(t *thread, x *expr, env *Env) (value.Value, error) {
-	clauses := x.args()
-	for i, cl := range clauses {
-		if cl.syn.Kind != sexp.List || len(cl.syn.Items) == 0 {
-			return nil, errorf(cl.pos(), KindValue, "Invalid 'cond' clause: expected (test body...), got %s", datum(cl.syn))
+func (f *whenForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	c, err := t.eval(f.cond, env)
+	if err != nil {
+		return nil, err
+	}
+	if value.Truthy(c) != f.want {
+		return value.List(nil), nil
+	}
+	return t.evalBody(f.body, env)
+}
+
+// condForm is (cond (test body...)...). A malformed clause raises its error
+// when evaluation reaches it.
+type condForm struct{ clauses []condClause }
+
+type condClause struct {
+	syn    *sexp.Node
+	test   *expr // nil for else
+	body   []*expr
+	err    *Error
+	isElse bool
+}
+
+func compileCond(c *compiler, x *expr, depth int) (form, error) {
+	a := argNodes(x)
+	f := &condForm{clauses: make([]condClause, len(a))}
+	for i, cl := range a {
+		cc := &f.clauses[i]
+		cc.syn = cl
+		if cl.Kind != sexp.List || len(cl.Items) == 0 {
+			cc.err = c.problem(errorf(cl.Pos, KindValue, "Invalid 'cond' clause: expected (test body...), got %s", datum(cl)))
+			continue
 		}
-		test := cl.elems[0]
-		var tv value.Value
-		if test.syn.IsSymbol("else") {
-			if i != len(clauses)-1 {
-				return nil, newError(cl.pos(), KindValue, "'else' must be the last cond clause")
+		if cl.Items[0].IsSymbol("else") {
+			cc.isElse = true
+			if i != len(a)-1 {
+				cc.err = c.problem(newError(cl.Pos, KindValue, "'else' must be the last cond clause"))
 			}
-			tv = value.Bool(true)
 		} else {
+			test, err := c.compile(cl.Items[0], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			cc.test = test
+		}
+		body, err := c.exprs(cl.Items[1:], depth+1)
+		if err != nil {
+			return nil, err
+		}
+		cc.body = body
+	}
+	return f, nil
+}
+
+func (f *condForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	for i := range f.clauses {
+		cl := &f.clauses[i]
+		if cl.err != nil {
+			e := *cl.err
+			return nil, &e
+		}
+		var tv value.Value = value.Bool(true)
+		if !cl.isElse {
 			var err error
-			if tv, err = t.eval(test, env); err != nil {
+			if tv, err = t.eval(cl.test, env); err != nil {
 				return nil, err
 			}
 		}
 		if !value.Truthy(tv) {
 			continue
 		}
-		if len(cl.elems) == 1 {
+		if len(cl.body) == 0 {
 			return tv, nil
 		}
-		return t.evalBody(cl.elems[1:], env)
+		return t.evalBody(cl.body, env)
 	}
 	return value.List(nil), nil
 }
 
-func evalAnd(t *thread, x *expr, env *Env) (value.Value, error) {
-	var v value.Value = value.Bool(true)
-	for _, a := range x.args() {
+// andForm is (and e...) or, with or set, (or e...).
+type andForm struct {
+	args []*expr
+	or   bool
+}
+
+func compileAndOr(c *compiler, x *expr, depth int, or bool) (form, error) {
+	xs, err := c.exprs(argNodes(x), depth)
+	if err != nil {
+		return nil, err
+	}
+	return &andForm{args: xs, or: or}, nil
+}
+
+func (f *andForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	var v value.Value = value.Bool(!f.or)
+	for _, a := range f.args {
 		var err error
 		if v, err = t.eval(a, env); err != nil {
 			return nil, err
 		}
-		if !value.Truthy(v) {
+		if value.Truthy(v) == f.or {
 			return v, nil
 		}
 	}
 	return v, nil
 }
 
-func evalOr(t *thread, x *expr, env *Env) (value.Value, error) {
-	var v value.Value = value.Bool(false)
-	for _, a := range x.args() {
-		var err error
-		if v, err = t.eval(a, env); err != nil {
-			return nil, err
-		}
-		if value.Truthy(v) {
-			return v, nil
-		}
+// prognForm is (progn e...) and (begin e...).
+type prognForm struct{ body []*expr }
+
+func compileProgn(c *compiler, x *expr, depth int) (form, error) {
+	xs, err := c.exprs(argNodes(x), depth)
+	if err != nil {
+		return nil, err
 	}
-	return v, nil
+	return &prognForm{body: xs}, nil
 }
 
-func evalProgn(t *thread, x *expr, env *Env) (value.Value, error) {
-	return t.evalBody(x.args(), env)
+func (f *prognForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	return t.evalBody(f.body, env)
 }
 
 const letUsage = "requires a bindings list and at least one body expression: (let ((var expr)...) body...)"
 
-func evalLet(t *thread, x *expr, env *Env, sequential bool) (value.Value, error) {
-	a := x.args()
-	if len(a) < 2 || (a[0].syn.Kind != sexp.List && a[0].syn.Kind != sexp.Nil) {
-		return nil, errorf(x.pos(), KindArity, "'%s' %s", x.name, letUsage)
+// letForm is (let ((v e)...) body...) and, with seq set, let*. A malformed
+// binding raises its error when evaluation reaches it.
+type letForm struct {
+	seq      bool
+	bindings []letBinding
+	body     []*expr
+}
+
+type letBinding struct {
+	syn  *sexp.Node // the binding (v e)
+	name string
+	x    *expr
+	err  *Error
+}
+
+func compileLet(c *compiler, x *expr, depth int, seq bool) (form, error) {
+	a := argNodes(x)
+	if len(a) < 2 || (a[0].Kind != sexp.List && a[0].Kind != sexp.Nil) {
+		return c.bad(x, errorf(x.pos(), KindArity, "'%s' %s", x.name, letUsage), depth)
 	}
-	bindings := a[0].elems
-	frame := &Env{parent: env, names: make([]string, 0, len(bindings)), vals: make([]value.Value, 0, len(bindings)), owner: t.branch}
-	evalEnv := env
-	if sequential {
-		evalEnv = frame
-	}
-	for _, b := range bindings {
-		if b.syn.Kind != sexp.List || len(b.syn.Items) != 2 || b.syn.Items[0].Kind != sexp.Symbol {
-			return nil, errorf(b.pos(), KindValue, "Invalid '%s' binding format: expected (symbol expression), got %s", x.name, datum(b.syn))
+	f := &letForm{seq: seq, bindings: make([]letBinding, len(a[0].Items))}
+	for i, b := range a[0].Items {
+		lb := &f.bindings[i]
+		lb.syn = b
+		if b.Kind != sexp.List || len(b.Items) != 2 || b.Items[0].Kind != sexp.Symbol {
+			lb.err = c.problem(errorf(b.Pos, KindValue, "Invalid '%s' binding format: expected (symbol expression), got %s", x.name, datum(b)))
+			continue
 		}
-		name := b.syn.Items[0].Str
-		if err := checkBindable(b.syn.Items[0]); err != nil {
-			return nil, err
+		if err := checkBindable(b.Items[0]); err != nil {
+			lb.err = c.problem(err)
+			continue
 		}
-		v, err := t.eval(b.elems[1], evalEnv)
+		lb.name = b.Items[0].Str
+		v, err := c.compile(b.Items[1], depth+2)
 		if err != nil {
 			return nil, err
 		}
-		frame.Define(name, v)
+		lb.x = v
 	}
-	return t.evalBody(a[1:], frame)
+	body, err := c.exprs(a[1:], depth)
+	if err != nil {
+		return nil, err
+	}
+	f.body = body
+	return f, nil
+}
+
+func (f *letForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	frame := &Env{parent: env, names: make([]string, 0, len(f.bindings)), vals: make([]value.Value, 0, len(f.bindings)), owner: t.branch}
+	evalEnv := env
+	if f.seq {
+		evalEnv = frame
+	}
+	for i := range f.bindings {
+		b := &f.bindings[i]
+		if b.err != nil {
+			e := *b.err
+			return nil, &e
+		}
+		v, err := t.eval(b.x, evalEnv)
+		if err != nil {
+			return nil, err
+		}
+		frame.Define(b.name, v)
+	}
+	return t.evalBody(f.body, frame)
 }
 
 // checkBindable rejects keywords (SPEC §6.5).
-func checkBindable(n *sexp.Node) error {
+func checkBindable(n *sexp.Node) *Error {
 	if n.Kind == sexp.Symbol && len(n.Str) > 0 && n.Str[0] == ':' {
 		return errorf(n.Pos, KindValue, "cannot bind keyword '%s'", n.Str)
 	}
@@ -183,7 +370,7 @@ func checkBindable(n *sexp.Node) error {
 }
 
 // bindTarget checks that n names a bindable variable.
-func bindTarget(n *sexp.Node, form string) (string, error) {
+func bindTarget(n *sexp.Node, form string) (string, *Error) {
 	switch n.Kind {
 	case sexp.Symbol:
 		if err := checkBindable(n); err != nil {
@@ -196,71 +383,142 @@ func bindTarget(n *sexp.Node, form string) (string, error) {
 	return "", errorf(n.Pos, KindType, "'%s' first argument must be a symbol, got %s.", form, n.Kind)
 }
 
-func evalDefine(t *thread, x *expr, env *Env) (value.Value, error) {
-	a := x.args()
-	if len(a) >= 1 && a[0].syn.Kind == sexp.List && len(a[0].syn.Items) > 0 {
+// defineForm is (define name e) and (bind name e): evaluate, then bind in
+// the current frame.
+type defineVarForm struct {
+	target *sexp.Node
+	name   string
+	value  *expr
+}
+
+// lambdaForm is (lambda (p...) body...) and, with a name, the function
+// form (define (name p...) body...).
+type lambdaForm struct {
+	target *sexp.Node // the name of a define, else nil
+	name   string
+	params []string
+	// paramNodes are the parameters' symbols.
+	paramNodes []*sexp.Node
+	body       []*expr
+}
+
+func compileDefine(c *compiler, x *expr, depth int) (form, error) {
+	a := argNodes(x)
+	if len(a) >= 1 && a[0].Kind == sexp.List && len(a[0].Items) > 0 {
 		// (define (f p...) body...)
 		sig := a[0]
-		name, err := bindTarget(sig.syn.Items[0], "define")
-		if err != nil {
-			return nil, err
+		name, terr := bindTarget(sig.Items[0], "define")
+		if terr != nil {
+			c.problem(terr)
 		}
 		if len(a) < 2 {
-			return nil, newError(x.pos(), KindArity, "'define' requires a body for the function: (define (name params...) body...)")
+			e := newError(x.pos(), KindArity, "'define' requires a body for the function: (define (name params...) body...)")
+			if terr != nil {
+				c.problem(e)
+				return &badForm{err: terr}, nil
+			}
+			return &badForm{err: c.problem(e), bind: sig.Items[0]}, nil
 		}
-		params, err := lambdaParams(sig.syn.Items[1:], sig.pos())
+		params, perr := lambdaParams(sig.Items[1:], sig.Pos)
+		if perr != nil {
+			c.problem(perr)
+		}
+		body, err := c.exprs(a[1:], depth)
 		if err != nil {
 			return nil, err
 		}
-		c := &Closure{params: params, body: a[1:], env: env}
-		env.Define(name, c)
-		return c, nil
+		f := &lambdaForm{target: sig.Items[0], name: name, params: params, paramNodes: sig.Items[1:], body: body}
+		switch {
+		case terr != nil:
+			f.target = nil
+			return &badLambda{lambdaForm: f, err: terr}, nil
+		case perr != nil:
+			return &badLambda{lambdaForm: f, err: perr}, nil
+		}
+		return f, nil
 	}
 	if len(a) != 2 {
-		return nil, newError(x.pos(), KindArity, "'define' requires a symbol and a value expression: (define name expression) or (define (name params...) body...)")
+		f, err := c.bad(x, newError(x.pos(), KindArity, "'define' requires a symbol and a value expression: (define name expression) or (define (name params...) body...)"), depth, bodyIndexes(1, len(a))...)
+		if b, ok := f.(*badForm); ok && len(a) > 0 && a[0].Kind == sexp.Symbol {
+			b.bind = a[0]
+		}
+		return f, err
 	}
-	return t.defineValue("define", a[0], a[1], env)
+	return c.defineValue("define", x, a, depth)
 }
 
-func evalBind(t *thread, x *expr, env *Env) (value.Value, error) {
-	a := x.args()
-	if len(a) != 2 || (a[0].syn.Kind != sexp.Symbol && a[0].syn.Kind != sexp.Bool && a[0].syn.Kind != sexp.Nil) {
-		return nil, newError(x.pos(), KindArity, "'bind' requires a symbol and a value expression: (bind variable_symbol expression)")
+// bodyIndexes returns the indexes from i to n-1.
+func bodyIndexes(i, n int) []int {
+	var out []int
+	for ; i < n; i++ {
+		out = append(out, i)
 	}
-	return t.defineValue("bind", a[0], a[1], env)
+	if out == nil {
+		return []int{n} // none: an index past the end
+	}
+	return out
 }
 
-// defineValue evaluates e and binds it to the name target in env's frame,
-// returning the value (define and bind).
-func (t *thread) defineValue(form string, target, e *expr, env *Env) (value.Value, error) {
-	name, err := bindTarget(target.syn, form)
+func compileBind(c *compiler, x *expr, depth int) (form, error) {
+	a := argNodes(x)
+	if len(a) != 2 || (a[0].Kind != sexp.Symbol && a[0].Kind != sexp.Bool && a[0].Kind != sexp.Nil) {
+		return c.bad(x, newError(x.pos(), KindArity, "'bind' requires a symbol and a value expression: (bind variable_symbol expression)"), depth, bodyIndexes(1, len(a))...)
+	}
+	return c.defineValue("bind", x, a, depth)
+}
+
+// defineValue compiles (define name e) and (bind name e).
+func (c *compiler) defineValue(formName string, x *expr, a []*sexp.Node, depth int) (form, error) {
+	name, err := bindTarget(a[0], formName)
+	if err != nil {
+		return c.bad(x, err, depth, 1)
+	}
+	v, cerr := c.compile(a[1], depth)
+	if cerr != nil {
+		return nil, cerr
+	}
+	return &defineVarForm{target: a[0], name: name, value: v}, nil
+}
+
+func (f *defineVarForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	v, err := t.eval(f.value, env)
 	if err != nil {
 		return nil, err
 	}
-	v, err := t.eval(e, env)
-	if err != nil {
-		return nil, err
-	}
-	env.Define(name, v)
+	env.Define(f.name, v)
 	return v, nil
 }
 
-func evalSet(t *thread, x *expr, env *Env) (value.Value, error) {
-	a := x.args()
+// setForm is (set! name e).
+type setForm struct {
+	target *sexp.Node
+	value  *expr
+}
+
+func compileSet(c *compiler, x *expr, depth int) (form, error) {
+	a := argNodes(x)
 	if len(a) != 2 {
-		return nil, newError(x.pos(), KindArity, "'set!' requires exactly two arguments: a symbol and a new value expression.")
+		return c.bad(x, newError(x.pos(), KindArity, "'set!' requires exactly two arguments: a symbol and a new value expression."), depth, bodyIndexes(1, len(a))...)
 	}
-	if a[0].syn.Kind != sexp.Symbol {
-		return nil, errorf(a[0].pos(), KindType, "'set!' first argument must be a symbol, got %s.", a[0].syn.Kind)
+	if a[0].Kind != sexp.Symbol {
+		return c.bad(x, errorf(a[0].Pos, KindType, "'set!' first argument must be a symbol, got %s.", a[0].Kind), depth, 1)
 	}
-	name := a[0].syn.Str
-	v, err := t.eval(a[1], env)
+	v, err := c.compile(a[1], depth)
+	if err != nil {
+		return nil, err
+	}
+	return &setForm{target: a[0], value: v}, nil
+}
+
+func (f *setForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	name := f.target.Str
+	v, err := t.eval(f.value, env)
 	if err != nil {
 		return nil, err
 	}
 	frame, i := env.frameOf(name)
 	if frame == nil {
-		return nil, errorf(a[0].pos(), KindUnbound, "Cannot 'set!' unbound symbol: %s", name)
+		return nil, errorf(f.target.Pos, KindUnbound, "Cannot 'set!' unbound symbol: %s", name)
 	}
 	if t.branch != nil && !ownedBy(frame, t.branch) {
 		return nil, errorf(x.pos(), KindValue, "set! of '%s' inside a parallel branch: the variable is shared", name)
@@ -280,23 +538,51 @@ func ownedBy(frame *Env, b *branch) bool {
 	return false
 }
 
-func evalLambda(t *thread, x *expr, env *Env) (value.Value, error) {
-	a := x.args()
+func compileLambda(c *compiler, x *expr, depth int) (form, error) {
+	a := argNodes(x)
 	if len(a) < 2 {
-		return nil, newError(x.pos(), KindArity, "'lambda' requires a parameter list and at least one body expression.")
+		return c.bad(x, newError(x.pos(), KindArity, "'lambda' requires a parameter list and at least one body expression."), depth)
 	}
-	ps := a[0].syn
+	ps := a[0]
 	if ps.Kind != sexp.List && ps.Kind != sexp.Nil {
-		return nil, newError(ps.Pos, KindType, "Lambda parameter definition must be a list of symbols.")
+		return c.bad(x, newError(ps.Pos, KindType, "Lambda parameter definition must be a list of symbols."), depth)
 	}
-	params, err := lambdaParams(ps.Items, ps.Pos)
+	params, perr := lambdaParams(ps.Items, ps.Pos)
+	if perr != nil {
+		c.problem(perr)
+	}
+	body, err := c.exprs(a[1:], depth)
 	if err != nil {
 		return nil, err
 	}
-	return &Closure{params: params, body: a[1:], env: env}, nil
+	f := &lambdaForm{params: params, paramNodes: ps.Items, body: body}
+	if perr != nil {
+		return &badLambda{lambdaForm: f, err: perr}, nil
+	}
+	return f, nil
 }
 
-func lambdaParams(items []*sexp.Node, pos sexp.Pos) ([]string, error) {
+func (f *lambdaForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	c := &Closure{params: f.params, body: f.body, env: env}
+	if f.target != nil {
+		env.Define(f.name, c)
+	}
+	return c, nil
+}
+
+// badLambda is a lambda or function define whose parameter list is
+// malformed: evaluating it raises err; Check still looks into its body.
+type badLambda struct {
+	*lambdaForm
+	err *Error
+}
+
+func (f *badLambda) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	e := *f.err
+	return nil, &e
+}
+
+func lambdaParams(items []*sexp.Node, pos sexp.Pos) ([]string, *Error) {
 	params := make([]string, 0, len(items))
 	for _, p := range items {
 		if p.Kind != sexp.Symbol {
@@ -317,21 +603,72 @@ func lambdaParams(items []*sexp.Node, pos sexp.Pos) ([]string, error) {
 
 const tryUsage = "try requires a final (catch VAR handler...) clause"
 
-func evalTry(t *thread, x *expr, env *Env) (value.Value, error) {
-	a := x.args()
+// tryForm is (try body... (catch e handler...)). A catch variable that
+// cannot be bound raises its error only when an error is caught.
+type tryForm struct {
+	body     []*expr
+	catchVar *sexp.Node
+	catchErr *Error
+	handler  []*expr
+}
+
+func compileTry(c *compiler, x *expr, depth int) (form, error) {
+	a := argNodes(x)
 	if len(a) == 0 {
-		return nil, newError(x.pos(), KindArity, tryUsage)
+		return c.bad(x, newError(x.pos(), KindArity, tryUsage), depth)
 	}
+	// Every misplaced catch clause is a problem; the first is raised.
+	var first *Error
 	for _, b := range a[:len(a)-1] {
-		if isCatch(b.syn) {
-			return nil, newError(b.pos(), KindArity, tryUsage)
+		if isCatch(b) {
+			e := c.problem(newError(b.Pos, KindArity, tryUsage))
+			if first == nil {
+				first = e
+			}
 		}
 	}
-	c := a[len(a)-1]
-	if !isCatch(c.syn) || len(c.syn.Items) < 3 || c.syn.Items[1].Kind != sexp.Symbol {
-		return nil, newError(x.pos(), KindArity, tryUsage)
+	last := a[len(a)-1]
+	if !isCatch(last) || len(last.Items) < 3 || last.Items[1].Kind != sexp.Symbol {
+		e := c.problem(newError(x.pos(), KindArity, tryUsage))
+		if first == nil {
+			first = e
+		}
 	}
-	v, err := t.evalBody(a[:len(a)-1], env)
+	if first != nil {
+		return c.badTry(x, first, depth)
+	}
+	body, err := c.exprs(a[:len(a)-1], depth)
+	if err != nil {
+		return nil, err
+	}
+	handler, err := c.exprs(last.Items[2:], depth+1)
+	if err != nil {
+		return nil, err
+	}
+	f := &tryForm{body: body, catchVar: last.Items[1], handler: handler}
+	if _, e := bindTarget(last.Items[1], "catch"); e != nil {
+		f.catchErr = c.problem(e)
+	}
+	return f, nil
+}
+
+// badTry is the badForm of a malformed try, whose problems are recorded: a
+// checker examines the body forms that are not catch clauses.
+func (c *compiler) badTry(x *expr, e *Error, depth int) (form, error) {
+	var check []int
+	for i, a := range argNodes(x) {
+		if !isCatch(a) {
+			check = append(check, i)
+		}
+	}
+	if check == nil {
+		check = []int{len(argNodes(x))}
+	}
+	return c.badRecorded(x, e, depth, check...)
+}
+
+func (f *tryForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	v, err := t.evalBody(f.body, env)
 	if err == nil {
 		return v, nil
 	}
@@ -339,13 +676,13 @@ func evalTry(t *thread, x *expr, env *Env) (value.Value, error) {
 	if !e.Catchable() {
 		return nil, e
 	}
-	name, berr := bindTarget(c.syn.Items[1], "catch")
-	if berr != nil {
-		return nil, berr
+	if f.catchErr != nil {
+		ce := *f.catchErr
+		return nil, &ce
 	}
 	frame := &Env{parent: env, owner: t.branch}
-	frame.Define(name, e.AsDict())
-	return t.evalBody(c.elems[2:], frame)
+	frame.Define(f.catchVar.Str, e.AsDict())
+	return t.evalBody(f.handler, frame)
 }
 
 func isCatch(n *sexp.Node) bool {

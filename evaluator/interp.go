@@ -125,6 +125,9 @@ type Program struct {
 	Source *sexp.Source
 	Forms  []*sexp.Node
 	exprs  []*expr
+	// problems are the shape errors of the program's special forms, in the
+	// order met; each is raised when evaluation reaches its form.
+	problems []*Error
 }
 
 // Compile reads and compiles a source text. A syntax error is a *sexp.Error.
@@ -139,13 +142,15 @@ func Compile(src *sexp.Source) (*Program, error) {
 // CompileForms compiles forms already read from src.
 func CompileForms(src *sexp.Source, forms []*sexp.Node) (*Program, error) {
 	p := &Program{Source: src, Forms: forms, exprs: make([]*expr, len(forms))}
+	var c compiler
 	for i, f := range forms {
-		x, err := compile(f)
+		x, err := c.compile(f, 0)
 		if err != nil {
 			return nil, err
 		}
 		p.exprs[i] = x
 	}
+	p.problems = c.problems
 	return p, nil
 }
 

@@ -100,7 +100,7 @@ func parseCallArgs(task string, args []*expr) ([]callArg, error) {
 			i++
 		case n.Kind == sexp.List && len(n.Items) == 2 && n.Items[0].Kind == sexp.Symbol && !n.Quoted:
 			pairs = true
-			out = append(out, callArg{name: n.Items[0].Str, x: a.elems[1], pos: n.Pos})
+			out = append(out, callArg{name: n.Items[0].Str, x: pairValue(a), pos: n.Pos})
 		default:
 			return nil, errorf(n.Pos, KindValue, "Invalid argument format for task '%s'. Expected (key_symbol value_expression), got: %s", task, datum(n))
 		}
@@ -118,9 +118,23 @@ func parseCallArgs(task string, args []*expr) ([]callArg, error) {
 	return out, nil
 }
 
+// pairValue returns the compiled expression of a (name expr) argument.
+func pairValue(a *expr) *expr {
+	if a.elems != nil {
+		return a.elems[1]
+	}
+	// The pair's head is the name of a special form, such as (if x): the
+	// pair was compiled as that form.
+	x, err := compile(a.syn.Items[1])
+	if err != nil {
+		return &expr{op: opSpecial, syn: a.syn.Items[1], form: &badForm{err: asEvalError(err, a.syn.Items[1].Pos)}}
+	}
+	return x
+}
+
 // taskCallSyntax evaluates (NAME (param expr) ...) for a template.
 func (t *thread) taskCallSyntax(name string, tmpl *templates.Template, x *expr, env *Env) (value.Value, error) {
-	args, err := parseCallArgs(name, x.args())
+	args, err := x.namedArgs(name)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +236,7 @@ func (t *thread) executeTask(tc *TaskCall) (value.Value, error) {
 // toolCallSyntax evaluates (TOOL (param expr) ...): the arguments become one
 // parameter dict (SPEC §11.4).
 func (t *thread) toolCallSyntax(name string, x *expr, env *Env) (value.Value, error) {
-	args, err := parseCallArgs(name, x.args())
+	args, err := x.namedArgs(name)
 	if err != nil {
 		return nil, err
 	}
