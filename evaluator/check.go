@@ -73,7 +73,7 @@ func Check(forms []*sexp.Node, opts CheckOptions) []Diagnostic {
 // special forms; a form nested too deep to compile is left out, its error
 // reported once.
 func compileForCheck(forms []*sexp.Node) ([]*expr, []*Error) {
-	var c compiler
+	c := newProgramCompiler()
 	var xs []*expr
 	var tooDeep *Error
 	for _, f := range forms {
@@ -86,6 +86,7 @@ func compileForCheck(forms []*sexp.Node) ([]*expr, []*Error) {
 		}
 		xs = append(xs, x)
 	}
+	c.resolve()
 	if tooDeep != nil {
 		c.problems = append(c.problems, tooDeep)
 	}

@@ -49,6 +49,10 @@ type expr struct {
 	callArgs []callArg
 	callErr  error
 	callRead bool
+	// depth and slot locate the binding of a variable reference (opSymbol)
+	// whose frame is known at compile time: depth frames up, at index
+	// slot; slot is -1 when the name is looked up at run time.
+	depth, slot int32
 }
 
 // args returns the compiled arguments of a list form.
@@ -68,6 +72,17 @@ type compiler struct {
 	// problems are the shape errors of special forms found so far, in the
 	// order met; each is raised when evaluation reaches its place.
 	problems []*Error
+	// scope is the static scope being compiled (see resolve.go), nil when
+	// every reference is looked up by name; refs are the references to
+	// resolve.
+	scope *staticScope
+	refs  []symbolRef
+}
+
+// newProgramCompiler returns a compiler for the top-level forms of a
+// program, which run in the global frame.
+func newProgramCompiler() *compiler {
+	return &compiler{scope: &staticScope{global: true, defines: map[string]bool{}}}
 }
 
 // problem records a shape error and returns it.
@@ -101,7 +116,9 @@ func (c *compiler) compile(n *sexp.Node, depth int) (*expr, error) {
 		if len(n.Str) > 0 && n.Str[0] == ':' {
 			return &expr{op: opConst, syn: n, val: value.Symbol(n.Str)}, nil
 		}
-		return &expr{op: opSymbol, syn: n, name: n.Str}, nil
+		x := &expr{op: opSymbol, syn: n, name: n.Str}
+		c.reference(x)
+		return x, nil
 	case sexp.List:
 		if len(n.Items) == 0 {
 			return &expr{op: opConst, syn: n, val: value.List(nil)}, nil

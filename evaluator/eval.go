@@ -97,8 +97,18 @@ func (t *thread) evalBody(xs []*expr, env *Env) (value.Value, error) {
 	return v, nil
 }
 
-// lookup evaluates a symbol (SPEC §6.2).
+// lookup evaluates a symbol (SPEC §6.2): from its slot when the compiler
+// resolved it, else by name.
 func (t *thread) lookup(x *expr, env *Env) (value.Value, error) {
+	if x.slot >= 0 {
+		f := env
+		for d := x.depth; d > 0 && f != nil; d-- {
+			f = f.parent
+		}
+		if f != nil && int(x.slot) < len(f.vals) {
+			return f.vals[x.slot], nil
+		}
+	}
 	if v, ok := env.Lookup(x.name); ok {
 		return v, nil
 	}

@@ -314,6 +314,8 @@ func compileLet(c *compiler, x *expr, depth int, seq bool) (form, error) {
 		return c.bad(x, errorf(x.pos(), KindArity, "'%s' %s", x.name, letUsage), depth)
 	}
 	f := &letForm{seq: seq, bindings: make([]letBinding, len(a[0].Items))}
+	var names []string          // the names bound so far
+	shared := map[string]bool{} // let*: the names define adds to its frame
 	for i, b := range a[0].Items {
 		lb := &f.bindings[i]
 		lb.syn = b
@@ -326,18 +328,47 @@ func compileLet(c *compiler, x *expr, depth int, seq bool) (form, error) {
 			continue
 		}
 		lb.name = b.Items[0].Str
-		v, err := c.compile(b.Items[1], depth+2)
+		var v *expr
+		err := c.in(c.letScope(seq, names, a[0].Items[i:], shared), func() (err error) {
+			v, err = c.compile(b.Items[1], depth+2)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
 		lb.x = v
+		names = append(names, lb.name)
 	}
-	body, err := c.exprs(a[1:], depth)
+	body := c.newScope(names)
+	if seq {
+		body.defines = shared
+	}
+	err := c.in(body, func() (err error) {
+		f.body, err = c.exprs(a[1:], depth)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	f.body = body
 	return f, nil
+}
+
+// letScope returns the scope a binding's value is compiled in: the current
+// one for let; for let*, the new frame holding the names bound so far, the
+// binding's own name and the later ones being dynamic there.
+func (c *compiler) letScope(seq bool, names []string, rest []*sexp.Node, shared map[string]bool) *staticScope {
+	if !seq {
+		return c.scope
+	}
+	sc := c.newScope(names)
+	sc.defines = shared
+	sc.later = map[string]bool{}
+	for _, b := range rest {
+		if b.Kind == sexp.List && len(b.Items) == 2 && b.Items[0].Kind == sexp.Symbol {
+			sc.later[b.Items[0].Str] = true
+		}
+	}
+	return sc
 }
 
 func (f *letForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
@@ -423,7 +454,10 @@ func compileDefine(c *compiler, x *expr, depth int) (form, error) {
 		if perr != nil {
 			c.problem(perr)
 		}
-		body, err := c.exprs(a[1:], depth)
+		if terr == nil {
+			c.defines(name)
+		}
+		body, err := c.closureBody(params, a[1:], depth)
 		if err != nil {
 			return nil, err
 		}
@@ -477,6 +511,7 @@ func (c *compiler) defineValue(formName string, x *expr, a []*sexp.Node, depth i
 	if cerr != nil {
 		return nil, cerr
 	}
+	c.defines(name)
 	return &defineVarForm{target: a[0], name: name, value: v}, nil
 }
 
@@ -551,7 +586,7 @@ func compileLambda(c *compiler, x *expr, depth int) (form, error) {
 	if perr != nil {
 		c.problem(perr)
 	}
-	body, err := c.exprs(a[1:], depth)
+	body, err := c.closureBody(params, a[1:], depth)
 	if err != nil {
 		return nil, err
 	}
@@ -560,6 +595,15 @@ func compileLambda(c *compiler, x *expr, depth int) (form, error) {
 		return &badLambda{lambdaForm: f, err: perr}, nil
 	}
 	return f, nil
+}
+
+// closureBody compiles the body of a closure in the scope of its frame.
+func (c *compiler) closureBody(params []string, body []*sexp.Node, depth int) (xs []*expr, err error) {
+	err = c.in(c.newScope(params), func() error {
+		xs, err = c.exprs(body, depth)
+		return err
+	})
+	return xs, err
 }
 
 func (f *lambdaForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
@@ -641,7 +685,11 @@ func compileTry(c *compiler, x *expr, depth int) (form, error) {
 	if err != nil {
 		return nil, err
 	}
-	handler, err := c.exprs(last.Items[2:], depth+1)
+	var handler []*expr
+	err = c.in(c.newScope([]string{last.Items[1].Str}), func() (err error) {
+		handler, err = c.exprs(last.Items[2:], depth+1)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

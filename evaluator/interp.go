@@ -142,7 +142,7 @@ func Compile(src *sexp.Source) (*Program, error) {
 // CompileForms compiles forms already read from src.
 func CompileForms(src *sexp.Source, forms []*sexp.Node) (*Program, error) {
 	p := &Program{Source: src, Forms: forms, exprs: make([]*expr, len(forms))}
-	var c compiler
+	c := newProgramCompiler()
 	for i, f := range forms {
 		x, err := c.compile(f, 0)
 		if err != nil {
@@ -150,6 +150,7 @@ func CompileForms(src *sexp.Source, forms []*sexp.Node) (*Program, error) {
 		}
 		p.exprs[i] = x
 	}
+	c.resolve()
 	p.problems = c.problems
 	return p, nil
 }

@@ -51,11 +51,19 @@ func (t *thread) runParallel(n int, branch func(bt *thread, i int) (value.Value,
 type parallelForm struct{ branches []*expr }
 
 func compileParallel(c *compiler, x *expr, depth int) (form, error) {
-	xs, err := c.exprs(argNodes(x), depth)
-	if err != nil {
-		return nil, err
+	a := argNodes(x)
+	f := &parallelForm{branches: make([]*expr, len(a))}
+	for i, n := range a {
+		// Each branch has a frame of its own.
+		err := c.in(c.newScope(nil), func() (err error) {
+			f.branches[i], err = c.compile(n, depth)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
-	return &parallelForm{branches: xs}, nil
+	return f, nil
 }
 
 func (f *parallelForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
