@@ -53,6 +53,9 @@ type expr struct {
 	// whose frame is known at compile time: depth frames up, at index
 	// slot; slot is -1 when the name is looked up at run time.
 	depth, slot int32
+	// fast is the integer fast path of a two-argument arithmetic or
+	// comparison primitive (fastpath.go), fastNone for others.
+	fast fastOp
 }
 
 // args returns the compiled arguments of a list form.
@@ -150,6 +153,9 @@ func (c *compiler) compile(n *sexp.Node, depth int) (*expr, error) {
 		x.name = head.Str
 		if p, ok := primitives[head.Str]; ok {
 			x.op, x.prim = opPrim, p
+			if len(n.Items) == 3 {
+				x.fast = fastOps[p.name]
+			}
 		} else {
 			x.op = opNamed
 			x.readCallArgs(x.name)

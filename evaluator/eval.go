@@ -57,6 +57,12 @@ func (t *thread) callPrimOnStack(x *expr, env *Env) (value.Value, error) {
 		t.argStack = append(t.argStack, v)
 	}
 	top := len(t.argStack)
+	if x.fast != fastNone {
+		if v, ok := fastInt(x.fast, t.argStack[base], t.argStack[base+1]); ok {
+			t.popArgs(base)
+			return v, nil
+		}
+	}
 	v, err := t.callPrim(x.prim, x.site, t.argStack[base:top:top])
 	t.popArgs(base)
 	return v, err
@@ -263,6 +269,9 @@ func (t *thread) callClosure(c *Closure, args []value.Value, pos sexp.Pos) (valu
 	if err := t.enter(pos); err != nil {
 		return nil, err
 	}
+	if c.reuse && len(args) <= len(smallFrame{}.vals) {
+		return t.callRecycled(c, args, pos)
+	}
 	var frame *Env
 	if len(args) <= len(smallFrame{}.vals) {
 		sf := &smallFrame{}
@@ -274,6 +283,31 @@ func (t *thread) callClosure(c *Closure, args []value.Value, pos sexp.Pos) (valu
 	}
 	frame.parent, frame.names, frame.sharedNames, frame.owner = c.env, c.params, true, t.branch
 	v, err := t.evalBody(c.body, frame)
+	t.leave()
+	if err != nil {
+		return nil, addTrace(err, pos)
+	}
+	return v, nil
+}
+
+// callRecycled is callClosure for a closure whose frames cannot outlive
+// its calls: the frame comes from the thread's free list and goes back to
+// it, cleared, so a call allocates nothing. The caller has checked the
+// arity and entered the application.
+func (t *thread) callRecycled(c *Closure, args []value.Value, pos sexp.Pos) (value.Value, error) {
+	var sf *smallFrame
+	if n := len(t.frames); n > 0 {
+		sf = t.frames[n-1]
+		t.frames = t.frames[:n-1]
+	} else {
+		sf = &smallFrame{}
+	}
+	n := copy(sf.vals[:], args)
+	sf.env = Env{parent: c.env, names: c.params, vals: sf.vals[:n:n], sharedNames: true, owner: t.branch}
+	v, err := t.evalBody(c.body, &sf.env)
+	sf.env = Env{}
+	sf.vals = [len(smallFrame{}.vals)]value.Value{}
+	t.frames = append(t.frames, sf)
 	t.leave()
 	if err != nil {
 		return nil, addTrace(err, pos)

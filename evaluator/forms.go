@@ -431,6 +431,9 @@ type lambdaForm struct {
 	// paramNodes are the parameters' symbols.
 	paramNodes []*sexp.Node
 	body       []*expr
+	// reuse is set when nothing in the body's syntax can make a closure
+	// (see Closure.reuse).
+	reuse bool
 }
 
 func compileDefine(c *compiler, x *expr, depth int) (form, error) {
@@ -461,7 +464,7 @@ func compileDefine(c *compiler, x *expr, depth int) (form, error) {
 		if err != nil {
 			return nil, err
 		}
-		f := &lambdaForm{target: sig.Items[0], name: name, params: params, paramNodes: sig.Items[1:], body: body}
+		f := &lambdaForm{target: sig.Items[0], name: name, params: params, paramNodes: sig.Items[1:], body: body, reuse: !makesClosure(a[1:])}
 		switch {
 		case terr != nil:
 			f.target = nil
@@ -590,11 +593,30 @@ func compileLambda(c *compiler, x *expr, depth int) (form, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &lambdaForm{params: params, paramNodes: ps.Items, body: body}
+	f := &lambdaForm{params: params, paramNodes: ps.Items, body: body, reuse: !makesClosure(a[1:])}
 	if perr != nil {
 		return &badLambda{lambdaForm: f, err: perr}, nil
 	}
 	return f, nil
+}
+
+// makesClosure reports whether any list in ns, quoted data included, is a
+// lambda or a function define: only those make closures, which keep the
+// frame they are made in. Looking at all the syntax errs on the safe side.
+func makesClosure(ns []*sexp.Node) bool {
+	for _, n := range ns {
+		if n.Kind != sexp.List || len(n.Items) == 0 {
+			continue
+		}
+		head := n.Items[0]
+		if head.IsSymbol("lambda") || (head.IsSymbol("define") && len(n.Items) > 1 && n.Items[1].Kind == sexp.List) {
+			return true
+		}
+		if makesClosure(n.Items) {
+			return true
+		}
+	}
+	return false
 }
 
 // closureBody compiles the body of a closure in the scope of its frame.
@@ -607,7 +629,7 @@ func (c *compiler) closureBody(params []string, body []*sexp.Node, depth int) (x
 }
 
 func (f *lambdaForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
-	c := &Closure{params: f.params, body: f.body, env: env}
+	c := &Closure{params: f.params, body: f.body, env: env, reuse: f.reuse}
 	if f.target != nil {
 		env.Define(f.name, c)
 	}

@@ -80,6 +80,34 @@ type Interpreter struct {
 	start time.Time
 	// stepJournal records steps; nil records nothing.
 	stepJournal StepJournal
+
+	// spareMu guards spare, the argument stack and free closure frames
+	// that the last run left, for the next run to start with.
+	spareMu sync.Mutex
+	spare   threadCache
+}
+
+// threadCache is the memory a thread reuses: its argument stack and free
+// closure frames.
+type threadCache struct {
+	argStack []value.Value
+	frames   []*smallFrame
+}
+
+// takeCache gives t the memory the last run left.
+func (in *Interpreter) takeCache(t *thread) {
+	in.spareMu.Lock()
+	t.argStack, t.frames = in.spare.argStack, in.spare.frames
+	in.spare = threadCache{}
+	in.spareMu.Unlock()
+}
+
+// putCache keeps t's memory for the next run, holding no values.
+func (in *Interpreter) putCache(t *thread) {
+	clear(t.argStack[:cap(t.argStack)])
+	in.spareMu.Lock()
+	in.spare = threadCache{argStack: t.argStack[:0], frames: t.frames}
+	in.spareMu.Unlock()
 }
 
 // New returns an Interpreter whose global frame binds null.
@@ -160,6 +188,8 @@ func CompileForms(src *sexp.Source, forms []*sexp.Node) (*Program, error) {
 func (in *Interpreter) Run(ctx context.Context, p *Program) (value.Value, error) {
 	t, cancel := in.newThread(ctx)
 	defer cancel()
+	in.takeCache(t)
+	defer in.putCache(t)
 	var result value.Value = value.List(nil)
 	for _, x := range p.exprs {
 		v, err := t.evalTop(x, in.global)
@@ -222,6 +252,8 @@ type thread struct {
 	// argStack holds the arguments of the primitive calls in progress
 	// (callPrimOnStack).
 	argStack []value.Value
+	// frames are closure frames free for reuse (callRecycled).
+	frames []*smallFrame
 }
 
 // branch identifies one branch of a parallel form.
