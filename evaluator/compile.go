@@ -153,7 +153,7 @@ func (c *compiler) compile(n *sexp.Node, depth int) (*expr, error) {
 		x.name = head.Str
 		if p, ok := primitives[head.Str]; ok {
 			x.op, x.prim = opPrim, p
-			if len(n.Items) == 3 {
+			if optimize && len(n.Items) == 3 {
 				x.fast = fastOps[p.name]
 			}
 		} else {

@@ -464,7 +464,7 @@ func compileDefine(c *compiler, x *expr, depth int) (form, error) {
 		if err != nil {
 			return nil, err
 		}
-		f := &lambdaForm{target: sig.Items[0], name: name, params: params, paramNodes: sig.Items[1:], body: body, reuse: !makesClosure(a[1:])}
+		f := &lambdaForm{target: sig.Items[0], name: name, params: params, paramNodes: sig.Items[1:], body: body, reuse: optimize && !makesClosure(a[1:])}
 		switch {
 		case terr != nil:
 			f.target = nil
@@ -593,7 +593,7 @@ func compileLambda(c *compiler, x *expr, depth int) (form, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &lambdaForm{params: params, paramNodes: ps.Items, body: body, reuse: !makesClosure(a[1:])}
+	f := &lambdaForm{params: params, paramNodes: ps.Items, body: body, reuse: optimize && !makesClosure(a[1:])}
 	if perr != nil {
 		return &badLambda{lambdaForm: f, err: perr}, nil
 	}

@@ -16,6 +16,11 @@ package evaluator
 // global frame (whose names change from run to run, in the REPL too); then
 // it is looked up by name, as before.
 
+// optimize turns on the resolution of variables to slots, the reuse of
+// closure frames and the integer fast paths; tests turn it off to compare
+// outcomes with the plain evaluator.
+var optimize = true
+
 // staticScope is a scope of the program as the compiler sees it.
 type staticScope struct {
 	parent *staticScope
@@ -64,7 +69,7 @@ func (c *compiler) defines(name string) {
 // reference records a variable reference for resolve.
 func (c *compiler) reference(x *expr) {
 	x.slot = -1
-	if c.scope != nil && !c.scope.global {
+	if optimize && c.scope != nil && !c.scope.global {
 		c.refs = append(c.refs, symbolRef{x: x, sc: c.scope})
 	}
 }
