@@ -50,6 +50,9 @@ func (f *defatomForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	return value.Symbol(tmpl.Name), nil
 }
 
+// children is empty: a defatom form evaluates no expression.
+func (f *defatomForm) children() []*expr { return nil }
+
 // parseDefatom turns a defatom form into a template; it evaluates nothing.
 func parseDefatom(form *sexp.Node) (*templates.Template, error) {
 	items := form.Items[1:]

@@ -24,6 +24,9 @@ type specialForm struct {
 type form interface {
 	// eval evaluates the form x in env.
 	eval(t *thread, x *expr, env *Env) (value.Value, error)
+	// children returns the expressions among the form's parts, in source
+	// order; Check, PlannedSteps and Templates walk the program with it.
+	children() []*expr
 }
 
 // specialForms maps names to special forms.
@@ -80,6 +83,10 @@ type badForm struct {
 func (f *badForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	e := *f.err
 	return nil, &e
+}
+
+func (f *badForm) children() []*expr {
+	return f.parts
 }
 
 // bad records a shape error of form x and returns the badForm raising it;
@@ -150,6 +157,10 @@ func (f *ifForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	return t.eval(f.els, env)
 }
 
+func (f *ifForm) children() []*expr {
+	return []*expr{f.cond, f.then, f.els}
+}
+
 // whenForm is (when c body...) or, with want false, (unless c body...).
 type whenForm struct {
 	cond *expr
@@ -178,6 +189,10 @@ func (f *whenForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 		return value.List(nil), nil
 	}
 	return t.evalBody(f.body, env)
+}
+
+func (f *whenForm) children() []*expr {
+	return append([]*expr{f.cond}, f.body...)
 }
 
 // condForm is (cond (test body...)...). A malformed clause raises its error
@@ -248,6 +263,17 @@ func (f *condForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	return value.List(nil), nil
 }
 
+func (f *condForm) children() []*expr {
+	var out []*expr
+	for _, cl := range f.clauses {
+		if cl.test != nil {
+			out = append(out, cl.test)
+		}
+		out = append(out, cl.body...)
+	}
+	return out
+}
+
 // andForm is (and e...) or, with or set, (or e...).
 type andForm struct {
 	args []*expr
@@ -276,6 +302,10 @@ func (f *andForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	return v, nil
 }
 
+func (f *andForm) children() []*expr {
+	return f.args
+}
+
 // prognForm is (progn e...) and (begin e...).
 type prognForm struct{ body []*expr }
 
@@ -289,6 +319,10 @@ func compileProgn(c *compiler, x *expr, depth int) (form, error) {
 
 func (f *prognForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	return t.evalBody(f.body, env)
+}
+
+func (f *prognForm) children() []*expr {
+	return f.body
 }
 
 const letUsage = "requires a bindings list and at least one body expression: (let ((var expr)...) body...)"
@@ -390,6 +424,16 @@ func (f *letForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 		frame.Define(b.name, v)
 	}
 	return t.evalBody(f.body, frame)
+}
+
+func (f *letForm) children() []*expr {
+	var out []*expr
+	for _, b := range f.bindings {
+		if b.x != nil {
+			out = append(out, b.x)
+		}
+	}
+	return append(out, f.body...)
 }
 
 // checkBindable rejects keywords (SPEC §6.5).
@@ -527,6 +571,10 @@ func (f *defineVarForm) eval(t *thread, x *expr, env *Env) (value.Value, error) 
 	return v, nil
 }
 
+func (f *defineVarForm) children() []*expr {
+	return []*expr{f.value}
+}
+
 // setForm is (set! name e).
 type setForm struct {
 	target *sexp.Node
@@ -563,6 +611,10 @@ func (f *setForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	}
 	frame.vals[i] = v
 	return v, nil
+}
+
+func (f *setForm) children() []*expr {
+	return []*expr{f.value}
 }
 
 // ownedBy reports whether frame was created inside branch b (or one of its
@@ -636,6 +688,10 @@ func (f *lambdaForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	return c, nil
 }
 
+func (f *lambdaForm) children() []*expr {
+	return f.body
+}
+
 // badLambda is a lambda or function define whose parameter list is
 // malformed: evaluating it raises err; Check still looks into its body.
 type badLambda struct {
@@ -646,6 +702,10 @@ type badLambda struct {
 func (f *badLambda) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	e := *f.err
 	return nil, &e
+}
+
+func (f *badLambda) children() []*expr {
+	return f.body
 }
 
 func lambdaParams(items []*sexp.Node, pos sexp.Pos) ([]string, *Error) {
@@ -753,6 +813,10 @@ func (f *tryForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	frame := &Env{parent: env, owner: t.branch}
 	frame.Define(f.catchVar.Str, e.AsDict())
 	return t.evalBody(f.handler, frame)
+}
+
+func (f *tryForm) children() []*expr {
+	return append(append([]*expr(nil), f.body...), f.handler...)
 }
 
 func isCatch(n *sexp.Node) bool {

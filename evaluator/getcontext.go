@@ -112,6 +112,16 @@ func (f *getContextForm) eval(t *thread, x *expr, env *Env) (value.Value, error)
 	return t.getContext(q, x.pos())
 }
 
+func (f *getContextForm) children() []*expr {
+	var out []*expr
+	for _, a := range f.args {
+		if a.x != nil {
+			out = append(out, a.x)
+		}
+	}
+	return out
+}
+
 // primGetContext is get-context applied to one value: the query.
 func primGetContext(t *thread, c *call, args []value.Value) (value.Value, error) {
 	q := ContextQuery{TopK: DefaultContextTopK}

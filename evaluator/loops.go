@@ -63,6 +63,10 @@ func (f *loopForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	return v, nil
 }
 
+func (f *loopForm) children() []*expr {
+	return []*expr{f.count, f.body}
+}
+
 // loopClause is one clause of a loop form: its name, the syntax of the
 // clause (its name for the flat keyword form) and its expression.
 type loopClause struct {
@@ -133,6 +137,14 @@ func (f *loopLoopForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 		return evalDirectorLoop(t, x, f.clauses, env)
 	}
 	return evalIterativeLoop(t, x, f.clauses, env)
+}
+
+func (f *loopLoopForm) children() []*expr {
+	out := make([]*expr, len(f.clauses))
+	for i, cl := range f.clauses {
+		out[i] = cl.x
+	}
+	return out
 }
 
 // lenientLoopClauses compiles the clause expressions of a malformed loop

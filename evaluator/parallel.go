@@ -78,6 +78,10 @@ func (f *parallelForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	return l, nil
 }
 
+func (f *parallelForm) children() []*expr {
+	return f.branches
+}
+
 func primParallelMap(t *thread, c *call, args []value.Value) (value.Value, error) {
 	items, err := argList("parallel-map", c, args, 1)
 	if err != nil {

@@ -142,6 +142,14 @@ func (f *stepForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	return evalStep(t, x, f, env)
 }
 
+func (f *stepForm) children() []*expr {
+	out := []*expr{f.name, f.body}
+	if f.count != nil {
+		out = append(out, f.count)
+	}
+	return out
+}
+
 // evalStep runs (step NAME EXPR [:on-error POLICY]) with its retry and skip
 // policy.
 func evalStep(t *thread, x *expr, f *stepForm, env *Env) (value.Value, error) {

@@ -94,6 +94,13 @@ func (f *taskForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
 	return notFound("Template not found: " + name), nil
 }
 
+func (f *taskForm) children() []*expr {
+	if f.literal {
+		return f.call.elems[1:]
+	}
+	return f.call.elems
+}
+
 // primCall is (call NAME [inputs]): a template, else a tool, by name, with a
 // dict of named arguments.
 func primCall(t *thread, c *call, args []value.Value) (value.Value, error) {
@@ -194,6 +201,10 @@ func (f *withContextForm) eval(t *thread, x *expr, env *Env) (value.Value, error
 	t.dyn = &d
 	defer func() { t.dyn = saved }()
 	return t.evalBody(f.body, env)
+}
+
+func (f *withContextForm) children() []*expr {
+	return append([]*expr{f.ctx}, f.body...)
 }
 
 // contextItems flattens a with-context argument into match dicts and path

@@ -8,85 +8,14 @@ import (
 )
 
 // children returns the expressions an expression evaluates directly, in
-// source order: for a special form the expressions among its parts (not
-// the names it binds, not quoted data), for a malformed one every argument
-// compiled as an expression, and for a call its head and arguments. The
-// named arguments of a task call are its argument forms, as written.
+// source order: for a special form those of its typed form (its children
+// method), for a call its head and arguments. The named arguments of a
+// task call are its argument forms, as written.
 func (x *expr) children() []*expr {
 	if x.op != opSpecial {
 		return x.elems
 	}
-	switch f := x.form.(type) {
-	case *badForm:
-		return f.parts
-	case *ifForm:
-		return []*expr{f.cond, f.then, f.els}
-	case *whenForm:
-		return append([]*expr{f.cond}, f.body...)
-	case *condForm:
-		var out []*expr
-		for _, cl := range f.clauses {
-			if cl.test != nil {
-				out = append(out, cl.test)
-			}
-			out = append(out, cl.body...)
-		}
-		return out
-	case *andForm:
-		return f.args
-	case *prognForm:
-		return f.body
-	case *letForm:
-		var out []*expr
-		for _, b := range f.bindings {
-			if b.x != nil {
-				out = append(out, b.x)
-			}
-		}
-		return append(out, f.body...)
-	case *defineVarForm:
-		return []*expr{f.value}
-	case *setForm:
-		return []*expr{f.value}
-	case *lambdaForm:
-		return f.body
-	case *badLambda:
-		return f.body
-	case *tryForm:
-		return append(append([]*expr(nil), f.body...), f.handler...)
-	case *loopForm:
-		return []*expr{f.count, f.body}
-	case *loopLoopForm:
-		out := make([]*expr, len(f.clauses))
-		for i, cl := range f.clauses {
-			out[i] = cl.x
-		}
-		return out
-	case *stepForm:
-		out := []*expr{f.name, f.body}
-		if f.count != nil {
-			out = append(out, f.count)
-		}
-		return out
-	case *taskForm:
-		if f.literal {
-			return f.call.elems[1:]
-		}
-		return f.call.elems
-	case *withContextForm:
-		return append([]*expr{f.ctx}, f.body...)
-	case *parallelForm:
-		return f.branches
-	case *getContextForm:
-		var out []*expr
-		for _, a := range f.args {
-			if a.x != nil {
-				out = append(out, a.x)
-			}
-		}
-		return out
-	}
-	return nil // defatom
+	return x.form.children()
 }
 
 // PlannedSteps returns the names of the step forms of the program that run
