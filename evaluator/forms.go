@@ -333,6 +333,33 @@ type letForm struct {
 	seq      bool
 	bindings []letBinding
 	body     []*expr
+	// reuse is set when nothing in the form's syntax can make a closure,
+	// so that its frame cannot outlive it and is recycled.
+	reuse bool
+}
+
+// letFrame is a let frame with room for a few bindings in the same
+// allocation, recycled by the thread.
+type letFrame struct {
+	env   Env
+	names [4]string
+	vals  [4]value.Value
+}
+
+// takeLetFrame returns a free let frame.
+func (t *thread) takeLetFrame() *letFrame {
+	if n := len(t.letFrames); n > 0 {
+		lf := t.letFrames[n-1]
+		t.letFrames = t.letFrames[:n-1]
+		return lf
+	}
+	return &letFrame{}
+}
+
+// putLetFrame clears lf and keeps it for reuse.
+func (t *thread) putLetFrame(lf *letFrame) {
+	*lf = letFrame{}
+	t.letFrames = append(t.letFrames, lf)
 }
 
 type letBinding struct {
@@ -347,9 +374,10 @@ func compileLet(c *compiler, x *expr, depth int, seq bool) (form, error) {
 	if len(a) < 2 || (a[0].Kind != sexp.List && a[0].Kind != sexp.Nil) {
 		return c.bad(x, errorf(x.pos(), KindArity, "'%s' %s", x.name, letUsage), depth)
 	}
-	f := &letForm{seq: seq, bindings: make([]letBinding, len(a[0].Items))}
+	f := &letForm{seq: seq, bindings: make([]letBinding, len(a[0].Items)), reuse: optimize && !makesClosure(a)}
 	var names []string          // the names bound so far
 	shared := map[string]bool{} // let*: the names define adds to its frame
+	var scopes []*staticScope   // let*: the scopes of its bindings
 	for i, b := range a[0].Items {
 		lb := &f.bindings[i]
 		lb.syn = b
@@ -363,7 +391,11 @@ func compileLet(c *compiler, x *expr, depth int, seq bool) (form, error) {
 		}
 		lb.name = b.Items[0].Str
 		var v *expr
-		err := c.in(c.letScope(seq, names, a[0].Items[i:], shared), func() (err error) {
+		sc := c.letScope(seq, names, a[0].Items[i:], shared)
+		if seq {
+			scopes = append(scopes, sc)
+		}
+		err := c.in(sc, func() (err error) {
 			v, err = c.compile(b.Items[1], depth+2)
 			return err
 		})
@@ -376,6 +408,13 @@ func compileLet(c *compiler, x *expr, depth int, seq bool) (form, error) {
 	body := c.newScope(names)
 	if seq {
 		body.defines = shared
+		if len(shared) > 0 {
+			// A define ran among the bindings: their slots are unknown.
+			body.opaque = true
+			for _, sc := range scopes {
+				sc.opaque = true
+			}
+		}
 	}
 	err := c.in(body, func() (err error) {
 		f.body, err = c.exprs(a[1:], depth)
@@ -406,7 +445,20 @@ func (c *compiler) letScope(seq bool, names []string, rest []*sexp.Node, shared 
 }
 
 func (f *letForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	if f.reuse && len(f.bindings) <= len(letFrame{}.vals) {
+		lf := t.takeLetFrame()
+		lf.env = Env{parent: env, names: lf.names[:0], vals: lf.vals[:0], owner: t.branch}
+		v, err := f.run(t, env, &lf.env)
+		t.putLetFrame(lf)
+		return v, err
+	}
 	frame := &Env{parent: env, names: make([]string, 0, len(f.bindings)), vals: make([]value.Value, 0, len(f.bindings)), owner: t.branch}
+	return f.run(t, env, frame)
+}
+
+// run binds the let's names in frame, a new frame under env, and
+// evaluates the body there.
+func (f *letForm) run(t *thread, env, frame *Env) (value.Value, error) {
 	evalEnv := env
 	if f.seq {
 		evalEnv = frame

@@ -90,14 +90,15 @@ type Interpreter struct {
 // threadCache is the memory a thread reuses: its argument stack and free
 // closure frames.
 type threadCache struct {
-	argStack []value.Value
-	frames   []*smallFrame
+	argStack  []value.Value
+	frames    []*smallFrame
+	letFrames []*letFrame
 }
 
 // takeCache gives t the memory the last run left.
 func (in *Interpreter) takeCache(t *thread) {
 	in.spareMu.Lock()
-	t.argStack, t.frames = in.spare.argStack, in.spare.frames
+	t.argStack, t.frames, t.letFrames = in.spare.argStack, in.spare.frames, in.spare.letFrames
 	in.spare = threadCache{}
 	in.spareMu.Unlock()
 }
@@ -106,7 +107,7 @@ func (in *Interpreter) takeCache(t *thread) {
 func (in *Interpreter) putCache(t *thread) {
 	clear(t.argStack[:cap(t.argStack)])
 	in.spareMu.Lock()
-	in.spare = threadCache{argStack: t.argStack[:0], frames: t.frames}
+	in.spare = threadCache{argStack: t.argStack[:0], frames: t.frames, letFrames: t.letFrames}
 	in.spareMu.Unlock()
 }
 
@@ -252,8 +253,10 @@ type thread struct {
 	// argStack holds the arguments of the primitive calls in progress
 	// (callPrimOnStack).
 	argStack []value.Value
-	// frames are closure frames free for reuse (callRecycled).
-	frames []*smallFrame
+	// frames are closure frames free for reuse (callRecycled), letFrames
+	// let frames (letForm.eval).
+	frames    []*smallFrame
+	letFrames []*letFrame
 }
 
 // branch identifies one branch of a parallel form.

@@ -11,6 +11,9 @@ package evaluator
 // scope's slots. define and bind may add names to a frame while it runs, at
 // slots that depend on the order of evaluation, and a let* binding runs
 // before the later bindings exist: such names are dynamic in their scope.
+// A define in the value of a let* binding adds its name to the let* frame
+// before the later bindings, so then no name of that frame has a known
+// slot.
 // A reference resolves to the nearest scope that has the name as a slot,
 // unless a nearer scope may gain it dynamically or the search reaches the
 // global frame (whose names change from run to run, in the REPL too); then
@@ -32,6 +35,10 @@ type staticScope struct {
 	// later holds the names of the let* bindings after the one this scope
 	// is for.
 	later map[string]bool
+	// opaque marks a let* frame where a define in a binding's value may
+	// take a slot before the later bindings: nothing in it has a known
+	// slot.
+	opaque bool
 }
 
 // symbolRef is a variable reference waiting for resolution.
@@ -81,7 +88,7 @@ func (c *compiler) resolve() {
 	for _, r := range c.refs {
 		name := r.x.name
 		depth := 0
-		for s := r.sc; s != nil && !s.global; s = s.parent {
+		for s := r.sc; s != nil && !s.global && !s.opaque; s = s.parent {
 			if i, ok := s.slots[name]; ok {
 				r.x.depth, r.x.slot = int32(depth), int32(i)
 				break

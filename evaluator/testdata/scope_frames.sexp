@@ -44,3 +44,7 @@
 (let ((y 1)) (let ((f (lambda () y))) (bind y 20) (f))) ;=> 1
 ---
 (let ((y 1)) ((lambda () (define k (lambda () y)) (define y 20) (k)))) ;=> 20
+---
+(let* ((a (define z 7)) (b 8)) (list a b z)) ;=> (7 8 7)
+---
+(let* ((a 1) (b (progn (define z 5) 2)) (c 3)) (list a b c z ((lambda () c)))) ;=> (1 2 3 5 3)
