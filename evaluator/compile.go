@@ -80,6 +80,8 @@ type compiler struct {
 	// resolve.
 	scope *staticScope
 	refs  []symbolRef
+	// closureMemo remembers makesClosure's answer for each list.
+	closureMemo map[*sexp.Node]bool
 }
 
 // newProgramCompiler returns a compiler for the top-level forms of a

@@ -374,7 +374,7 @@ func compileLet(c *compiler, x *expr, depth int, seq bool) (form, error) {
 	if len(a) < 2 || (a[0].Kind != sexp.List && a[0].Kind != sexp.Nil) {
 		return c.bad(x, errorf(x.pos(), KindArity, "'%s' %s", x.name, letUsage), depth)
 	}
-	f := &letForm{seq: seq, bindings: make([]letBinding, len(a[0].Items)), reuse: optimize && !makesClosure(a)}
+	f := &letForm{seq: seq, bindings: make([]letBinding, len(a[0].Items)), reuse: optimize && !c.makesClosure(a)}
 	var names []string          // the names bound so far
 	shared := map[string]bool{} // let*: the names define adds to its frame
 	var scopes []*staticScope   // let*: the scopes of its bindings
@@ -560,7 +560,7 @@ func compileDefine(c *compiler, x *expr, depth int) (form, error) {
 		if err != nil {
 			return nil, err
 		}
-		f := &lambdaForm{target: sig.Items[0], name: name, params: params, paramNodes: sig.Items[1:], body: body, reuse: optimize && !makesClosure(a[1:])}
+		f := &lambdaForm{target: sig.Items[0], name: name, params: params, paramNodes: sig.Items[1:], body: body, reuse: optimize && !c.makesClosure(a[1:])}
 		switch {
 		case terr != nil:
 			f.target = nil
@@ -697,7 +697,7 @@ func compileLambda(c *compiler, x *expr, depth int) (form, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &lambdaForm{params: params, paramNodes: ps.Items, body: body, reuse: optimize && !makesClosure(a[1:])}
+	f := &lambdaForm{params: params, paramNodes: ps.Items, body: body, reuse: optimize && !c.makesClosure(a[1:])}
 	if perr != nil {
 		return &badLambda{lambdaForm: f, err: perr}, nil
 	}
@@ -707,16 +707,24 @@ func compileLambda(c *compiler, x *expr, depth int) (form, error) {
 // makesClosure reports whether any list in ns, quoted data included, is a
 // lambda or a function define: only those make closures, which keep the
 // frame they are made in. Looking at all the syntax errs on the safe side.
-func makesClosure(ns []*sexp.Node) bool {
+// The answer for each list is remembered, so nested forms are looked at
+// once.
+func (c *compiler) makesClosure(ns []*sexp.Node) bool {
 	for _, n := range ns {
 		if n.Kind != sexp.List || len(n.Items) == 0 {
 			continue
 		}
-		head := n.Items[0]
-		if head.IsSymbol("lambda") || (head.IsSymbol("define") && len(n.Items) > 1 && n.Items[1].Kind == sexp.List) {
-			return true
+		made, ok := c.closureMemo[n]
+		if !ok {
+			head := n.Items[0]
+			made = head.IsSymbol("lambda") || (head.IsSymbol("define") && len(n.Items) > 1 && n.Items[1].Kind == sexp.List) ||
+				c.makesClosure(n.Items)
+			if c.closureMemo == nil {
+				c.closureMemo = map[*sexp.Node]bool{}
+			}
+			c.closureMemo[n] = made
 		}
-		if makesClosure(n.Items) {
+		if made {
 			return true
 		}
 	}
