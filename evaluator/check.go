@@ -8,6 +8,7 @@ import (
 
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/value"
 )
 
 // The severities of a Diagnostic.
@@ -394,7 +395,11 @@ func (c *checker) lenientArgs(args []*expr, e cenv) {
 	for _, a := range args {
 		n := a.syn
 		if n.Kind == sexp.List && len(n.Items) == 2 && n.Items[0].Kind == sexp.Symbol && !n.Quoted {
-			c.expr(pairValue(a), e)
+			if v := pairValue(a); v != nil {
+				c.expr(v, e)
+			} else {
+				c.expr(compileLenient(n.Items[1]), e)
+			}
 			continue
 		}
 		if n.Kind == sexp.Symbol && strings.HasPrefix(n.Str, ":") {
@@ -402,6 +407,16 @@ func (c *checker) lenientArgs(args []*expr, e cenv) {
 		}
 		c.expr(a, e)
 	}
+}
+
+// compileLenient compiles n alone, for a checker that must look at it; a
+// node too deep to compile stands for nil.
+func compileLenient(n *sexp.Node) *expr {
+	x, err := compile(n)
+	if err != nil {
+		return &expr{op: opConst, syn: n, val: value.List(nil)}
+	}
+	return x
 }
 
 // callArgs checks the named arguments of the task or tool call x of name

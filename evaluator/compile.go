@@ -43,12 +43,11 @@ type expr struct {
 	// site describes the form to the primitives it may call; it is built
 	// once so that a primitive call allocates nothing for it.
 	site *call
-	// callArgs and callErr are the named-argument syntax of the form's
-	// arguments read as a task or tool call of the name x.name (SPEC
-	// §11.1); callRead reports that they were read.
+	// callArgs are the form's arguments read as the named arguments of a
+	// task or tool call (SPEC §11.1), for a form that may be one; callErr,
+	// when set, makes the error of a malformed one (readCallArgs).
 	callArgs []callArg
-	callErr  error
-	callRead bool
+	callErr  func(task string) error
 	// depth and slot locate the binding of a variable reference (opSymbol)
 	// whose frame is known at compile time: depth frames up, at index
 	// slot; slot is -1 when the name is looked up at run time.
@@ -160,35 +159,23 @@ func (c *compiler) compile(n *sexp.Node, depth int) (*expr, error) {
 			}
 		} else {
 			x.op = opNamed
-			x.readCallArgs(x.name)
 		}
 	case sexp.List, sexp.Nil:
 		// nil reads as the empty list, so (nil 1) is (() 1).
 		x.op = opApplyExpr
 	case sexp.String:
 		x.op, x.name = opApplyString, head.Str
-		x.readCallArgs(x.name)
 	default:
 		x.op = opBadHead
 	}
-	return x, nil
-}
-
-// readCallArgs reads the arguments of x as those of a call of task or tool
-// name, once.
-func (x *expr) readCallArgs(name string) {
-	x.callArgs, x.callErr = parseCallArgs(name, x.args())
-	x.callRead = true
-}
-
-// namedArgs returns the arguments of x read as those of a call of name: the
-// ones read at compile time when name is the name x was compiled for (a
-// name held by a variable is known only now).
-func (x *expr) namedArgs(name string) ([]callArg, error) {
-	if x.callRead && name == x.name {
-		return x.callArgs, x.callErr
+	if x.op == opNamed || x.op == opApplyExpr || x.op == opApplyString {
+		// A task or tool call, or a value applied to argument syntax,
+		// which may name a template or tool.
+		if err := c.readCallArgs(x, depth); err != nil {
+			return nil, err
+		}
 	}
-	return parseCallArgs(name, x.args())
+	return x, nil
 }
 
 // nodeValue converts an atom node into its value.

@@ -42,7 +42,9 @@ func compileTaskForm(c *compiler, x *expr, depth int, tool bool) (form, error) {
 	if k := a[0].Kind; k == sexp.Symbol || k == sexp.String {
 		f.literal = true
 		f.call.name = a[0].Str
-		f.call.readCallArgs(a[0].Str)
+	}
+	if err := c.readCallArgs(f.call, depth); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
