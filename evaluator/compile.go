@@ -1,6 +1,8 @@
 package evaluator
 
 import (
+	"sync/atomic"
+
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/value"
 )
@@ -52,6 +54,9 @@ type expr struct {
 	// whose frame is known at compile time: depth frames up, at index
 	// slot; slot is -1 when the name is looked up at run time.
 	depth, slot int32
+	// global remembers where the global frame binds a reference with slot
+	// slotGlobal; parallel branches share it.
+	global atomic.Pointer[globalRef]
 	// fast is the integer fast path of a two-argument arithmetic or
 	// comparison primitive (fastpath.go), fastNone for others.
 	fast fastOp

@@ -106,16 +106,7 @@ func (t *thread) evalBody(xs []*expr, env *Env) (value.Value, error) {
 // lookup evaluates a symbol (SPEC §6.2): from its slot when the compiler
 // resolved it, else by name.
 func (t *thread) lookup(x *expr, env *Env) (value.Value, error) {
-	if x.slot >= 0 {
-		f := env
-		for d := x.depth; d > 0 && f != nil; d-- {
-			f = f.parent
-		}
-		if f != nil && int(x.slot) < len(f.vals) {
-			return f.vals[x.slot], nil
-		}
-	}
-	if v, ok := env.Lookup(x.name); ok {
+	if v, ok := lookupVar(x, env); ok {
 		return v, nil
 	}
 	if x.name == loopConfigName && t.dyn != nil && t.dyn.loopConfig != nil {
@@ -125,6 +116,36 @@ func (t *thread) lookup(x *expr, env *Env) (value.Value, error) {
 		return value.String(x.name), nil
 	}
 	return nil, errorf(x.pos(), KindUnbound, "Unbound symbol: Name '%s' is not defined.", x.name)
+}
+
+// lookupVar returns the value of the variable reference x in env: from
+// its slot, from the global frame where it remembers the name is bound, or
+// by name.
+func lookupVar(x *expr, env *Env) (value.Value, bool) {
+	if x.slot == -1 || x.op != opSymbol {
+		return env.Lookup(x.name)
+	}
+	f := env
+	for d := x.depth; d > 0 && f != nil; d-- {
+		f = f.parent
+	}
+	switch {
+	case f == nil:
+	case x.slot >= 0:
+		if int(x.slot) < len(f.vals) {
+			return f.vals[x.slot], true
+		}
+	case f.parent == nil: // slotGlobal, and f is the global frame
+		if g := x.global.Load(); g != nil && g.env == f && g.idx < len(f.vals) {
+			return f.vals[g.idx], true
+		}
+		if i := f.find(x.name); i >= 0 {
+			x.global.Store(&globalRef{env: f, idx: i})
+			return f.vals[i], true
+		}
+		return nil, false
+	}
+	return env.Lookup(x.name)
 }
 
 // loopConfigName is the dynamically scoped variable of the loop forms.
@@ -160,7 +181,14 @@ func (t *thread) evalNamed(x *expr, env *Env) (value.Value, error) {
 			return t.toolCallSyntax(x.name, x, env)
 		}
 	}
-	if f, ok := env.Lookup(x.name); ok {
+	var f value.Value
+	var ok bool
+	if h := x.elems[0]; h.op == opSymbol {
+		f, ok = lookupVar(h, env)
+	} else { // a keyword head, which is never bound
+		f, ok = env.Lookup(x.name)
+	}
+	if ok {
 		return t.applySyntax(f, x, env)
 	}
 	if x.name == loopConfigName && t.dyn != nil && t.dyn.loopConfig != nil {

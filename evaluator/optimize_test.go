@@ -5,10 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/value"
 )
 
 // optimizeLimits bound the programs without a timeout, so that both runs
@@ -68,4 +71,32 @@ func FuzzOptimizations(f *testing.F) {
 			t.Errorf("%q\noptimized %+v\nplain     %+v", src, on, off)
 		}
 	})
+}
+
+// TestGlobalReferenceAcrossInterpreters: a compiled program that reads a
+// global finds it in the global frame of the interpreter running it, also
+// after Reset and when the frame binds more names first.
+func TestGlobalReferenceAcrossInterpreters(t *testing.T) {
+	prog, err := evaluator.Compile(sexp.NewSource("p", "(let ((f (lambda () who))) (f))"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, b := evaluator.New(evaluator.Options{}), evaluator.New(evaluator.Options{})
+	a.Define("who", value.String("a"))
+	b.Define("other", value.Int(1))
+	b.Define("who", value.String("b"))
+	for _, tc := range []struct {
+		in   *evaluator.Interpreter
+		want string
+	}{{a, `"a"`}, {b, `"b"`}, {a, `"a"`}} {
+		v, err := tc.in.Run(ctx, prog)
+		if err != nil || v.String() != tc.want {
+			t.Errorf("got %v, %v; want %s", v, err, tc.want)
+		}
+	}
+	a.Reset()
+	if _, err := a.Run(ctx, prog); err == nil || !strings.Contains(err.Error(), "Name 'who' is not defined") {
+		t.Errorf("after Reset: %v", err)
+	}
 }

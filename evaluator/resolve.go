@@ -15,9 +15,22 @@ package evaluator
 // before the later bindings, so then no name of that frame has a known
 // slot.
 // A reference resolves to the nearest scope that has the name as a slot,
-// unless a nearer scope may gain it dynamically or the search reaches the
-// global frame (whose names change from run to run, in the REPL too); then
-// it is looked up by name, as before.
+// unless a nearer scope may gain it dynamically; then it is looked up by
+// name, as before. A reference that only the global frame can bind (whose
+// names change from run to run, in the REPL too) goes straight to that
+// frame and remembers where the name is bound there.
+
+// slotGlobal is the slot of a reference that no frame but the global one
+// can bind: its depth leads to the global frame, where it is found by name
+// once and then by the index remembered in the expr's globalRef.
+const slotGlobal = -2
+
+// globalRef remembers where a global frame binds a name: a global binding
+// keeps its index for the life of the frame.
+type globalRef struct {
+	env *Env
+	idx int
+}
 
 // optimize turns on the resolution of variables to slots, the reuse of
 // closure frames and the integer fast paths; tests turn it off to compare
@@ -76,7 +89,7 @@ func (c *compiler) defines(name string) {
 // reference records a variable reference for resolve.
 func (c *compiler) reference(x *expr) {
 	x.slot = -1
-	if optimize && c.scope != nil && !c.scope.global {
+	if optimize && c.scope != nil {
 		c.refs = append(c.refs, symbolRef{x: x, sc: c.scope})
 	}
 }
@@ -88,7 +101,11 @@ func (c *compiler) resolve() {
 	for _, r := range c.refs {
 		name := r.x.name
 		depth := 0
-		for s := r.sc; s != nil && !s.global && !s.opaque; s = s.parent {
+		for s := r.sc; s != nil && !s.opaque; s = s.parent {
+			if s.global {
+				r.x.depth, r.x.slot = int32(depth), slotGlobal
+				break
+			}
 			if i, ok := s.slots[name]; ok {
 				r.x.depth, r.x.slot = int32(depth), int32(i)
 				break

@@ -48,3 +48,9 @@
 (let* ((a (define z 7)) (b 8)) (list a b z)) ;=> (7 8 7)
 ---
 (let* ((a 1) (b (progn (define z 5) 2)) (c 3)) (list a b c z ((lambda () c)))) ;=> (1 2 3 5 3)
+---
+(define (g) x)
+(define x 1)
+(define a (g))
+(define x 2)
+(list a (g) ((lambda () (define x 3) (list x (g))))) ;=> (1 2 (3 2))
