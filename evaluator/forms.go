@@ -117,7 +117,8 @@ func (c *compiler) badRecorded(x *expr, e *Error, depth int, check ...int) (form
 	return f, nil
 }
 
-// quoteForm is a malformed quote; a well-formed one compiles to a constant.
+// compileQuote compiles (quote d) to a constant; a malformed quote is a
+// badForm.
 func compileQuote(c *compiler, x *expr, depth int) (form, error) {
 	a := argNodes(x)
 	if len(a) == 1 {
