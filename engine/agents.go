@@ -447,3 +447,10 @@ func (w *Workspace) AgentDiagnostics() []templates.Diagnostic {
 	}
 	return out
 }
+
+// Asset is a template of the embedded asset library (SPEC §22.7).
+type Asset = templates.Asset
+
+// Assets returns the asset library in name order; `evalrun templates
+// list` shows it last, as not active.
+func Assets() []Asset { return templates.Assets() }

@@ -24,8 +24,8 @@ const (
 	CheckFailed  = "failed"
 )
 
-// Check is one line of `evalrun doctor` (SPEC §22.8).
-type Check struct {
+// DoctorCheck is one line of `evalrun doctor` (SPEC §22.8).
+type DoctorCheck struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
 	Detail string `json:"detail"`
@@ -41,14 +41,14 @@ const versionTimeout = 5 * time.Second
 // aliases do not collide, and the index and journal databases open. It
 // writes nothing: a database that does not exist yet is a warning and is
 // not created. Role and context commands do run.
-func Doctor(ctx context.Context, opts Options) []Check {
+func Doctor(ctx context.Context, opts Options) []DoctorCheck {
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	var checks []Check
+	var checks []DoctorCheck
 	add := func(name, status, format string, args ...any) {
-		checks = append(checks, Check{Name: name, Status: status, Detail: fmt.Sprintf(format, args...)})
+		checks = append(checks, DoctorCheck{Name: name, Status: status, Detail: fmt.Sprintf(format, args...)})
 	}
 	ws, err := LoadWorkspace(opts)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/value"
@@ -119,45 +120,7 @@ func (j *runJournal) plan(forms []*sexp.Node) {
 	})
 }
 
-// unplannedForms are the forms whose step forms are not part of the plan:
-// they may run zero or many times (SPEC §16.2).
-var unplannedForms = map[string]bool{
-	"lambda": true, "if": true, "cond": true, "when": true, "unless": true, "and": true, "or": true,
-	"try": true, "loop": true, "director-evaluator-loop": true, "iterative-loop": true, "parallel": true,
-	"quote": true, "defatom": true,
-}
-
-// plannedSteps returns the names of the step forms with a string-literal
-// name that are not inside a lambda (or a define of a function), a
-// conditional, try, a loop form or parallel, in source order. A step's
-// own body is not searched: its nested steps are created when they run.
-func plannedSteps(forms []*sexp.Node) []string {
-	var names []string
-	var walk func(n *sexp.Node, depth int)
-	walk = func(n *sexp.Node, depth int) {
-		if n == nil || n.Kind != sexp.List || n.Quoted || len(n.Items) == 0 || depth > maxStaticDepth {
-			return
-		}
-		head := n.Items[0]
-		if head.Kind == sexp.Symbol {
-			switch {
-			case unplannedForms[head.Str]:
-				return
-			case head.Str == "define" && len(n.Items) > 1 && n.Items[1].Kind == sexp.List:
-				return
-			case head.Str == "step":
-				if len(n.Items) > 2 && n.Items[1].Kind == sexp.String {
-					names = append(names, n.Items[1].Str)
-				}
-				return
-			}
-		}
-		for _, it := range n.Items {
-			walk(it, depth+1)
-		}
-	}
-	for _, f := range forms {
-		walk(f, 0)
-	}
-	return names
-}
+// plannedSteps returns the names of the steps of a program that are
+// created as pending when a run starts (SPEC §16.2), as the evaluator's
+// Program.PlannedSteps finds them.
+func plannedSteps(forms []*sexp.Node) []string { return evaluator.PlannedSteps(forms) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/value"
 )
 
 // The severities of a Diagnostic.
@@ -31,8 +32,10 @@ type CheckOptions struct {
 	Globals []string
 }
 
-// CheckProgram is Check applied to the forms of a compiled program.
-func CheckProgram(p *Program, opts CheckOptions) []Diagnostic { return Check(p.Forms, opts) }
+// CheckProgram is Check applied to a compiled program.
+func CheckProgram(p *Program, opts CheckOptions) []Diagnostic {
+	return checkCompiled(p.exprs, p.problems, opts)
+}
 
 // Check examines forms without evaluating them (SPEC §17.4, the language
 // part) and returns the problems found, sorted by source position (forms of
@@ -63,6 +66,37 @@ func CheckProgram(p *Program, opts CheckOptions) []Diagnostic { return Check(p.F
 // forms. *loop-config* counts as bound inside lambda bodies, since any
 // closure may run as a loop phase.
 func Check(forms []*sexp.Node, opts CheckOptions) []Diagnostic {
+	p, problems := compileForCheck(forms)
+	return checkCompiled(p, problems, opts)
+}
+
+// compileForCheck compiles forms, collecting the shape errors of their
+// special forms; a form nested too deep to compile is left out, its error
+// reported once.
+func compileForCheck(forms []*sexp.Node) ([]*expr, []*Error) {
+	c := newProgramCompiler()
+	var xs []*expr
+	var tooDeep *Error
+	for _, f := range forms {
+		x, err := c.compile(f, 0)
+		if err != nil {
+			if tooDeep == nil {
+				tooDeep = asEvalError(err, f.Pos)
+			}
+			continue
+		}
+		xs = append(xs, x)
+	}
+	c.resolve()
+	if tooDeep != nil {
+		c.problems = append(c.problems, tooDeep)
+	}
+	return xs, c.problems
+}
+
+// checkCompiled is Check on compiled forms and the shape errors found when
+// compiling them.
+func checkCompiled(xs []*expr, problems []*Error, opts CheckOptions) []Diagnostic {
 	c := &checker{
 		opts:            opts,
 		defatoms:        map[string]bool{},
@@ -70,18 +104,21 @@ func Check(forms []*sexp.Node, opts CheckOptions) []Diagnostic {
 		defatomTmpls:    map[string]*templates.Template{},
 		allDefatomTmpls: map[string]*templates.Template{},
 	}
-	for _, f := range forms {
-		collectDefatoms(f, c.allDefatoms, c.allDefatomTmpls, 0)
+	for _, e := range problems {
+		c.report(e)
 	}
-	global := &scope{names: map[string]bool{"null": true}, body: forms}
+	for _, x := range xs {
+		collectDefatoms(x, c.allDefatoms, c.allDefatomTmpls)
+	}
+	global := &scope{names: map[string]bool{"null": true}, body: xs}
 	for _, g := range opts.Globals {
 		global.names[g] = true
 	}
 	env := cenv{sc: global}
-	for _, f := range forms {
-		c.expr(f, env, 0)
+	for _, x := range xs {
+		c.expr(x, env)
 	}
-	c.sortDiags(forms)
+	c.sortDiags(xs)
 	return c.diags
 }
 
@@ -97,7 +134,6 @@ type checker struct {
 	// that parse, the last definition of a name winning.
 	defatomTmpls    map[string]*templates.Template
 	allDefatomTmpls map[string]*templates.Template
-	tooDeep         bool
 }
 
 // scope is one frame of the program as the checker sees it.
@@ -108,7 +144,7 @@ type scope struct {
 	// body holds the forms evaluated in this frame and later the names it
 	// binds after the current point in other ways (the bindings of let*);
 	// all is computed from them when first needed.
-	body  []*sexp.Node
+	body  []*expr
 	later []string
 	all   map[string]bool
 	// fn marks a closure's frame: its body runs when the closure is called.
@@ -124,7 +160,7 @@ func (s *scope) allNames() map[string]bool {
 		for _, n := range s.later {
 			s.all[n] = true
 		}
-		collectDefines(s.body, s.all, 0)
+		collectDefines(s.body, s.all)
 	}
 	return s.all
 }
@@ -138,12 +174,12 @@ type cenv struct {
 
 // child returns the environment of a new frame (let, try handler, parallel
 // branch) evaluated at once.
-func (e cenv) child(body []*sexp.Node) cenv {
+func (e cenv) child(body []*expr) cenv {
 	return cenv{sc: &scope{parent: e.sc, names: map[string]bool{}, body: body}, deferred: e.deferred}
 }
 
 // closure returns the environment of a closure body.
-func (e cenv) closure(body []*sexp.Node) cenv {
+func (e cenv) closure(body []*expr) cenv {
 	return cenv{sc: &scope{parent: e.sc, names: map[string]bool{}, body: body, fn: true}, deferred: true}
 }
 
@@ -228,11 +264,11 @@ func (c *checker) report(err error) {
 
 // sortDiags orders the diagnostics by source (in order of first appearance
 // among forms) and offset.
-func (c *checker) sortDiags(forms []*sexp.Node) {
+func (c *checker) sortDiags(forms []*expr) {
 	order := map[*sexp.Source]int{}
 	for _, f := range forms {
-		if _, ok := order[f.Pos.Src]; !ok {
-			order[f.Pos.Src] = len(order)
+		if _, ok := order[f.pos().Src]; !ok {
+			order[f.pos().Src] = len(order)
 		}
 	}
 	slices.SortStableFunc(c.diags, func(a, b Diagnostic) int {
@@ -244,28 +280,22 @@ func (c *checker) sortDiags(forms []*sexp.Node) {
 }
 
 // expr checks one expression.
-func (c *checker) expr(n *sexp.Node, e cenv, depth int) {
-	if depth > maxNesting {
-		if !c.tooDeep {
-			c.tooDeep = true
-			c.errorf(n.Pos, "expression nesting too deep (more than %d levels)", maxNesting)
-		}
-		return
-	}
-	switch n.Kind {
-	case sexp.Symbol:
-		c.variable(n, e)
-	case sexp.List:
-		if len(n.Items) > 0 {
-			c.form(n, e, depth)
-		}
+func (c *checker) expr(x *expr, e cenv) {
+	switch x.op {
+	case opConst:
+	case opSymbol:
+		c.variable(x.syn, e)
+	case opSpecial:
+		c.special(x, e)
+	default:
+		c.form(x, e)
 	}
 }
 
 // exprs checks expressions in order.
-func (c *checker) exprs(ns []*sexp.Node, e cenv, depth int) {
-	for _, n := range ns {
-		c.expr(n, e, depth)
+func (c *checker) exprs(xs []*expr, e cenv) {
+	for _, x := range xs {
+		c.expr(x, e)
 	}
 }
 
@@ -279,57 +309,55 @@ func (c *checker) variable(n *sexp.Node, e cenv) {
 	c.diags[len(c.diags)-1].Hint = c.nearestName(name, e)
 }
 
-// form checks a non-empty list form (SPEC §6.3).
-func (c *checker) form(n *sexp.Node, e cenv, depth int) {
-	head, args := n.Items[0], n.Items[1:]
-	d := depth + 1
-	switch head.Kind {
-	case sexp.Symbol:
-		name := head.Str
+// form checks a list form that is not a special form (SPEC §6.3).
+func (c *checker) form(x *expr, e cenv) {
+	head, args := x.elems[0], x.args()
+	switch x.op {
+	case opPrim:
+		c.primitiveCall(x, e)
+	case opNamed:
+		name := x.name
 		switch {
-		case IsSpecialForm(name):
-			c.special(name, n, e, d)
-		case primitives[name] != nil:
-			c.primitiveCall(primitives[name], n, e, d)
 		case c.isTemplate(name, e) || c.isTool(name):
-			c.callArgs(name, c.template(name, e), n, n.Items[1:], e, d)
+			c.callArgs(name, c.template(name, e), x, e)
 		case c.bound(name, e):
-			c.exprs(args, e, d)
+			c.exprs(args, e)
 		default:
-			c.errorf(head.Pos, "Unbound symbol or unrecognized operator: %s", name)
+			c.errorf(head.pos(), "Unbound symbol or unrecognized operator: %s", name)
 			c.diags[len(c.diags)-1].Hint = c.nearestName(name, e)
-			c.lenientArgs(args, e, d)
+			c.lenientArgs(args, e)
 		}
-	case sexp.List:
-		c.expr(head, e, d)
-		c.exprs(args, e, d)
-	case sexp.String:
-		name := head.Str
+	case opApplyExpr:
+		c.expr(head, e)
+		c.exprs(args, e)
+	case opApplyString:
+		name := x.name
 		switch {
 		case lookupPrimitive(name) != nil:
-			c.primitiveCall(lookupPrimitive(name), n, e, d)
+			c.primitiveCall(x, e)
 		case c.isTemplate(name, e) || c.isTool(name):
-			c.callArgs(name, c.template(name, e), n, n.Items[1:], e, d)
+			c.callArgs(name, c.template(name, e), x, e)
 		default:
-			c.errorf(n.Pos, "Operator '%s' is not a callable primitive, task, or tool.", name)
-			c.lenientArgs(args, e, d)
+			c.errorf(x.pos(), "Operator '%s' is not a callable primitive, task, or tool.", name)
+			c.lenientArgs(args, e)
 		}
 	default:
-		c.errorf(head.Pos, "Operator in list form must be a symbol or another list, got %s: %s", head.Kind, datum(head))
-		c.exprs(args, e, d)
+		c.errorf(head.pos(), "Operator in list form must be a symbol or another list, got %s: %s", head.syn.Kind, datum(head.syn))
+		c.exprs(args, e)
 	}
 }
 
 // primitiveCall checks the argument count of a primitive and its arguments.
-func (c *checker) primitiveCall(p *primitive, n *sexp.Node, e cenv, depth int) {
-	args := n.Items[1:]
+func (c *checker) primitiveCall(x *expr, e cenv) {
+	p := lookupPrimitive(x.name)
+	args := x.args()
 	if k := len(args); k < p.min || (p.max >= 0 && k > p.max) {
-		c.report(arityError(p, &call{pos: n.Pos}, k))
+		c.report(arityError(p, &call{pos: x.pos()}, k))
 	}
 	if p.name == "call" {
-		c.checkCallPrimitive(n, e)
+		c.checkCallPrimitive(x.syn, e)
 	}
-	c.exprs(args, e, depth)
+	c.exprs(args, e)
 }
 
 // checkCallPrimitive checks the inputs of (call "NAME") and
@@ -360,6 +388,191 @@ func (c *checker) checkCallPrimitive(n *sexp.Node, e cenv) {
 		}
 	}
 	c.checkInputs(name, t, given, n.Pos)
+}
+
+// lenientArgs checks the arguments of a form whose operator is unknown: a
+// (name expr) pair may be a named task argument, so only its expression is
+// checked.
+func (c *checker) lenientArgs(args []*expr, e cenv) {
+	for _, a := range args {
+		n := a.syn
+		if n.Kind == sexp.List && len(n.Items) == 2 && n.Items[0].Kind == sexp.Symbol && !n.Quoted {
+			if v := pairValue(a); v != nil {
+				c.expr(v, e)
+			} else {
+				c.expr(compileLenient(n.Items[1]), e)
+			}
+			continue
+		}
+		if n.Kind == sexp.Symbol && strings.HasPrefix(n.Str, ":") {
+			continue
+		}
+		c.expr(a, e)
+	}
+}
+
+// compileLenient compiles n alone, for a checker that must look at it; a
+// node too deep to compile stands for nil.
+func compileLenient(n *sexp.Node) *expr {
+	x, err := compile(n)
+	if err != nil {
+		return &expr{op: opConst, syn: n, val: value.List(nil)}
+	}
+	return x
+}
+
+// callArgs checks the named arguments of the task or tool call x of name
+// (SPEC §11.1) and, when tmpl is the template called, its inputs (SPEC
+// §11.2).
+func (c *checker) callArgs(name string, tmpl *templates.Template, x *expr, e cenv) {
+	parsed, err := x.namedArgs(name)
+	if err != nil {
+		c.report(err)
+		c.lenientArgs(x.args(), e)
+		return
+	}
+	if tmpl != nil {
+		given := make([]givenInput, len(parsed))
+		for i, a := range parsed {
+			given[i] = givenInput{name: a.name, pos: a.pos}
+		}
+		c.checkInputs(name, tmpl, given, x.pos())
+	}
+	for _, a := range parsed {
+		c.expr(a.x, e)
+	}
+}
+
+// bind records a binding of name node n in the current frame, warning when
+// the name is hidden in operator position.
+func (c *checker) bind(n *sexp.Node, e cenv) {
+	if n.Kind != sexp.Symbol || strings.HasPrefix(n.Str, ":") {
+		return
+	}
+	name := n.Str
+	e.sc.names[name] = true
+	switch {
+	case IsSpecialForm(name):
+		c.warnf(n.Pos, "binding '%s' has the name of a special form; (%s ...) is still the special form", name, name)
+	case IsPrimitive(name):
+		c.warnf(n.Pos, "binding '%s' has the name of a primitive; (%s ...) still calls the primitive", name, name)
+	case c.allDefatoms[name] || c.isTemplate(name, e):
+		c.warnf(n.Pos, "binding '%s' has the name of a template; (%s ...) still calls the template", name, name)
+	case c.isTool(name):
+		c.warnf(n.Pos, "binding '%s' has the name of a tool; (%s ...) still calls the tool", name, name)
+	}
+}
+
+// special checks the scopes of a special form (SPEC §7); its shape errors
+// were found when it was compiled.
+func (c *checker) special(x *expr, e cenv) {
+	switch f := x.form.(type) {
+	case *badForm:
+		c.exprs(f.check, e)
+		if f.bind != nil && f.bind.Kind == sexp.Symbol {
+			c.bind(f.bind, e)
+		}
+	case *condForm:
+		for _, cl := range f.clauses {
+			if cl.test != nil {
+				c.expr(cl.test, e)
+			}
+			c.exprs(cl.body, e)
+		}
+	case *letForm:
+		c.checkLet(f, e)
+	case *defineVarForm:
+		c.expr(f.value, e)
+		c.bind(f.target, e)
+	case *setForm:
+		c.expr(f.value, e)
+		if !c.boundVar(f.target.Str, e) {
+			c.errorf(f.target.Pos, "Cannot 'set!' unbound symbol: %s", f.target.Str)
+		}
+	case *lambdaForm:
+		c.closure(f, e)
+	case *badLambda:
+		c.closure(f.lambdaForm, e)
+	case *tryForm:
+		c.exprs(f.body, e)
+		handler := e.child(f.handler)
+		c.bind(f.catchVar, handler)
+		c.exprs(f.handler, handler)
+	case *loopForm:
+		switch cnt := f.count.syn; {
+		case cnt.Kind == sexp.Int && cnt.Int < 0:
+			c.errorf(cnt.Pos, "Loop count must be non-negative, got %d.", cnt.Int)
+		case isLiteral(cnt) && cnt.Kind != sexp.Int:
+			c.errorf(cnt.Pos, "Loop count must evaluate to an integer, got %s.", nodeValue(cnt).Type())
+		}
+		c.exprs([]*expr{f.count, f.body}, e)
+	case *loopLoopForm:
+		c.checkLoopForm(x.name, f, e)
+	case *defatomForm:
+		c.checkDefatom(x.syn, f)
+	case *stepForm:
+		c.checkStep(f, e)
+	case *withContextForm:
+		switch a := f.ctx.syn; a.Kind {
+		case sexp.Int, sexp.Float, sexp.Bool:
+			c.errorf(a.Pos, "with-context: expected a get-context result, a match, a path or a list of them, got %s", a.Kind)
+		}
+		c.expr(f.ctx, e)
+		c.exprs(f.body, e)
+	case *parallelForm:
+		for _, b := range f.branches {
+			c.expr(b, e.child([]*expr{b}))
+		}
+	case *taskForm:
+		if !f.literal {
+			c.expr(f.nameExpr(), e)
+		}
+		var tmpl *templates.Template
+		if !f.tool {
+			tmpl = c.template(f.call.name, e)
+		}
+		c.callArgs(f.call.name, tmpl, f.call, e)
+	default:
+		c.exprs(x.children(), e)
+	}
+}
+
+func (c *checker) checkLet(f *letForm, e cenv) {
+	inner := e.child(f.body)
+	if f.seq {
+		// A closure made in a binding of let* captures the new frame, so
+		// its body sees the later bindings too.
+		for _, b := range f.bindings {
+			if b.syn.Kind == sexp.List && len(b.syn.Items) == 2 && b.syn.Items[0].Kind == sexp.Symbol {
+				inner.sc.later = append(inner.sc.later, b.syn.Items[0].Str)
+			}
+		}
+	}
+	for _, b := range f.bindings {
+		if b.err != nil {
+			continue
+		}
+		if f.seq {
+			c.expr(b.x, inner)
+		} else {
+			c.expr(b.x, e)
+		}
+		c.bind(b.syn.Items[0], inner)
+	}
+	c.exprs(f.body, inner)
+}
+
+// closure checks a lambda or a function define: the name is bound in the
+// current frame; the body runs later in a new frame binding the parameters.
+func (c *checker) closure(f *lambdaForm, e cenv) {
+	if f.target != nil {
+		c.bind(f.target, e)
+	}
+	inner := e.closure(f.body)
+	for _, p := range f.paramNodes {
+		c.bind(p, inner)
+	}
+	c.exprs(f.body, inner)
 }
 
 // givenInput is one named argument of a template call: its name and where
@@ -404,365 +617,6 @@ func (c *checker) checkInputs(name string, t *templates.Template, given []givenI
 	}
 }
 
-// lenientArgs checks the arguments of a form whose operator is unknown: a
-// (name expr) pair may be a named task argument, so only its expression is
-// checked.
-func (c *checker) lenientArgs(args []*sexp.Node, e cenv, depth int) {
-	for _, a := range args {
-		if a.Kind == sexp.List && len(a.Items) == 2 && a.Items[0].Kind == sexp.Symbol && !a.Quoted {
-			c.expr(a.Items[1], e, depth)
-			continue
-		}
-		if a.Kind == sexp.Symbol && strings.HasPrefix(a.Str, ":") {
-			continue
-		}
-		c.expr(a, e, depth)
-	}
-}
-
-// callArgs checks the named arguments of a task or tool call (SPEC §11.1)
-// and, when tmpl is the template called, its inputs (SPEC §11.2). n is the
-// call form.
-func (c *checker) callArgs(name string, tmpl *templates.Template, n *sexp.Node, args []*sexp.Node, e cenv, depth int) {
-	xs := make([]*expr, len(args))
-	for i, a := range args {
-		x, err := compile(a)
-		if err != nil {
-			c.report(err)
-			return
-		}
-		xs[i] = x
-	}
-	parsed, err := parseCallArgs(name, xs)
-	if err != nil {
-		c.report(err)
-		c.lenientArgs(args, e, depth)
-		return
-	}
-	if tmpl != nil {
-		given := make([]givenInput, len(parsed))
-		for i, a := range parsed {
-			given[i] = givenInput{name: a.name, pos: a.pos}
-		}
-		c.checkInputs(name, tmpl, given, n.Pos)
-	}
-	for _, a := range parsed {
-		c.expr(a.x.syn, e, depth)
-	}
-}
-
-// bind records a binding of name node n in the current frame, warning when
-// the name is hidden in operator position.
-func (c *checker) bind(n *sexp.Node, e cenv) {
-	if n.Kind != sexp.Symbol || strings.HasPrefix(n.Str, ":") {
-		return
-	}
-	name := n.Str
-	e.sc.names[name] = true
-	switch {
-	case IsSpecialForm(name):
-		c.warnf(n.Pos, "binding '%s' has the name of a special form; (%s ...) is still the special form", name, name)
-	case IsPrimitive(name):
-		c.warnf(n.Pos, "binding '%s' has the name of a primitive; (%s ...) still calls the primitive", name, name)
-	case c.allDefatoms[name] || c.isTemplate(name, e):
-		c.warnf(n.Pos, "binding '%s' has the name of a template; (%s ...) still calls the template", name, name)
-	case c.isTool(name):
-		c.warnf(n.Pos, "binding '%s' has the name of a tool; (%s ...) still calls the tool", name, name)
-	}
-}
-
-// special checks a special form (SPEC §7) with the messages the evaluator
-// gives when it meets the same problem.
-func (c *checker) special(name string, n *sexp.Node, e cenv, depth int) {
-	args := n.Items[1:]
-	switch name {
-	case "quote":
-		if len(args) != 1 {
-			c.errorf(n.Pos, "'quote' requires exactly one argument: (quote expression)")
-		}
-	case "if":
-		if len(args) != 3 {
-			c.errorf(n.Pos, "'if' requires 3 arguments: (if condition then_branch else_branch)")
-		}
-		c.exprs(args, e, depth)
-	case "when", "unless":
-		if len(args) < 2 {
-			c.errorf(n.Pos, "'%s' requires a condition and at least one body expression: (%s condition body...)", name, name)
-		}
-		c.exprs(args, e, depth)
-	case "cond":
-		c.checkCond(n, e, depth)
-	case "and", "or", "progn", "begin":
-		c.exprs(args, e, depth)
-	case "let", "let*":
-		c.checkLet(name, n, e, depth)
-	case "define":
-		c.checkDefine(n, e, depth)
-	case "bind":
-		c.checkBind(n, e, depth)
-	case "set!":
-		c.checkSet(n, e, depth)
-	case "lambda":
-		c.checkLambda(n, e, depth)
-	case "try":
-		c.checkTry(n, e, depth)
-	case "loop":
-		c.checkLoop(n, e, depth)
-	case "director-evaluator-loop", "iterative-loop":
-		c.checkLoopForm(name, n, e, depth)
-	case "defatom":
-		c.checkDefatom(n)
-	case "step":
-		c.checkStep(n, e, depth)
-	case "with-context":
-		if len(args) < 2 {
-			c.errorf(n.Pos, "'with-context' requires a context and at least one body expression: (with-context CTX body...)")
-		}
-		if len(args) > 0 {
-			switch a := args[0]; a.Kind {
-			case sexp.Int, sexp.Float, sexp.Bool:
-				c.errorf(a.Pos, "with-context: expected a get-context result, a match, a path or a list of them, got %s", a.Kind)
-			}
-		}
-		c.exprs(args, e, depth)
-	case "parallel":
-		for _, a := range args {
-			c.expr(a, e.child([]*sexp.Node{a}), depth)
-		}
-	case "atomic-task", "direct-tool":
-		if len(args) == 0 {
-			c.errorf(n.Pos, "'%s' requires a name: (%s NAME (param expr)...)", name, name)
-			return
-		}
-		if k := args[0].Kind; k != sexp.Symbol && k != sexp.String {
-			c.expr(args[0], e, depth)
-		}
-		var tmpl *templates.Template
-		if name == "atomic-task" {
-			tmpl = c.template(nameOf(args[0]), e)
-		}
-		c.callArgs(nameOf(args[0]), tmpl, n, args[1:], e, depth)
-	case "get-context", "get_context":
-		c.checkGetContext(n, e, depth)
-	default:
-		// A special form the checker does not know: its arguments are not
-		// necessarily expressions, so nothing is said about them.
-	}
-}
-
-// nameOf returns the name a symbol or string literal gives, else "".
-func nameOf(n *sexp.Node) string {
-	if n.Kind == sexp.Symbol || n.Kind == sexp.String {
-		return n.Str
-	}
-	return ""
-}
-
-func (c *checker) checkCond(n *sexp.Node, e cenv, depth int) {
-	clauses := n.Items[1:]
-	for i, cl := range clauses {
-		if cl.Kind != sexp.List || len(cl.Items) == 0 {
-			c.errorf(cl.Pos, "Invalid 'cond' clause: expected (test body...), got %s", datum(cl))
-			continue
-		}
-		if cl.Items[0].IsSymbol("else") {
-			if i != len(clauses)-1 {
-				c.errorf(cl.Pos, "'else' must be the last cond clause")
-			}
-		} else {
-			c.expr(cl.Items[0], e, depth+1)
-		}
-		c.exprs(cl.Items[1:], e, depth+1)
-	}
-}
-
-func (c *checker) checkLet(name string, n *sexp.Node, e cenv, depth int) {
-	args := n.Items[1:]
-	if len(args) < 2 || (args[0].Kind != sexp.List && args[0].Kind != sexp.Nil) {
-		c.errorf(n.Pos, "'%s' %s", name, letUsage)
-		return
-	}
-	inner := e.child(args[1:])
-	if name == "let*" {
-		// A closure made in a binding of let* captures the new frame, so
-		// its body sees the later bindings too.
-		for _, b := range args[0].Items {
-			if b.Kind == sexp.List && len(b.Items) == 2 && b.Items[0].Kind == sexp.Symbol {
-				inner.sc.later = append(inner.sc.later, b.Items[0].Str)
-			}
-		}
-	}
-	for _, b := range args[0].Items {
-		if b.Kind != sexp.List || len(b.Items) != 2 || b.Items[0].Kind != sexp.Symbol {
-			c.errorf(b.Pos, "Invalid '%s' binding format: expected (symbol expression), got %s", name, datum(b))
-			continue
-		}
-		if err := checkBindable(b.Items[0]); err != nil {
-			c.report(err)
-			continue
-		}
-		if name == "let*" {
-			c.expr(b.Items[1], inner, depth+1)
-		} else {
-			c.expr(b.Items[1], e, depth+1)
-		}
-		c.bind(b.Items[0], inner)
-	}
-	c.exprs(args[1:], inner, depth)
-}
-
-func (c *checker) checkDefine(n *sexp.Node, e cenv, depth int) {
-	args := n.Items[1:]
-	if len(args) >= 1 && args[0].Kind == sexp.List && len(args[0].Items) > 0 {
-		// (define (f p...) body...)
-		sig := args[0]
-		if _, err := bindTarget(sig.Items[0], "define"); err != nil {
-			c.report(err)
-		} else {
-			c.bind(sig.Items[0], e)
-		}
-		if len(args) < 2 {
-			c.errorf(n.Pos, "'define' requires a body for the function: (define (name params...) body...)")
-			return
-		}
-		c.closureBody(sig.Items[1:], sig.Pos, args[1:], e, depth)
-		return
-	}
-	if len(args) != 2 {
-		c.errorf(n.Pos, "'define' requires a symbol and a value expression: (define name expression) or (define (name params...) body...)")
-		if len(args) > 1 {
-			c.exprs(args[1:], e, depth)
-		}
-		if len(args) > 0 && args[0].Kind == sexp.Symbol {
-			c.bind(args[0], e)
-		}
-		return
-	}
-	_, err := bindTarget(args[0], "define")
-	c.report(err)
-	c.expr(args[1], e, depth)
-	if err == nil {
-		c.bind(args[0], e)
-	}
-}
-
-func (c *checker) checkBind(n *sexp.Node, e cenv, depth int) {
-	args := n.Items[1:]
-	if len(args) != 2 || (args[0].Kind != sexp.Symbol && args[0].Kind != sexp.Bool && args[0].Kind != sexp.Nil) {
-		c.errorf(n.Pos, "'bind' requires a symbol and a value expression: (bind variable_symbol expression)")
-		if len(args) > 1 {
-			c.exprs(args[1:], e, depth)
-		}
-		return
-	}
-	_, err := bindTarget(args[0], "bind")
-	c.report(err)
-	c.expr(args[1], e, depth)
-	if err == nil {
-		c.bind(args[0], e)
-	}
-}
-
-func (c *checker) checkSet(n *sexp.Node, e cenv, depth int) {
-	args := n.Items[1:]
-	if len(args) != 2 {
-		c.errorf(n.Pos, "'set!' requires exactly two arguments: a symbol and a new value expression.")
-		if len(args) > 1 {
-			c.exprs(args[1:], e, depth)
-		}
-		return
-	}
-	target := args[0]
-	if target.Kind != sexp.Symbol {
-		c.errorf(target.Pos, "'set!' first argument must be a symbol, got %s.", target.Kind)
-		c.expr(args[1], e, depth)
-		return
-	}
-	c.expr(args[1], e, depth)
-	if !c.boundVar(target.Str, e) {
-		c.errorf(target.Pos, "Cannot 'set!' unbound symbol: %s", target.Str)
-	}
-}
-
-func (c *checker) checkLambda(n *sexp.Node, e cenv, depth int) {
-	args := n.Items[1:]
-	if len(args) < 2 {
-		c.errorf(n.Pos, "'lambda' requires a parameter list and at least one body expression.")
-		return
-	}
-	ps := args[0]
-	if ps.Kind != sexp.List && ps.Kind != sexp.Nil {
-		c.errorf(ps.Pos, "Lambda parameter definition must be a list of symbols.")
-		return
-	}
-	c.closureBody(ps.Items, ps.Pos, args[1:], e, depth)
-}
-
-// closureBody checks a parameter list and a closure body, which runs later in
-// a new frame binding the parameters.
-func (c *checker) closureBody(params []*sexp.Node, pos sexp.Pos, body []*sexp.Node, e cenv, depth int) {
-	if _, err := lambdaParams(params, pos); err != nil {
-		c.report(err)
-	}
-	inner := e.closure(body)
-	for _, p := range params {
-		c.bind(p, inner)
-	}
-	c.exprs(body, inner, depth)
-}
-
-func (c *checker) checkTry(n *sexp.Node, e cenv, depth int) {
-	args := n.Items[1:]
-	if len(args) == 0 {
-		c.errorf(n.Pos, tryUsage)
-		return
-	}
-	body := args[:len(args)-1]
-	for _, b := range body {
-		if isCatch(b) {
-			c.errorf(b.Pos, tryUsage)
-		}
-	}
-	last := args[len(args)-1]
-	if !isCatch(last) || len(last.Items) < 3 || last.Items[1].Kind != sexp.Symbol {
-		c.errorf(n.Pos, tryUsage)
-		if !isCatch(last) {
-			body = args
-		}
-		last = nil
-	}
-	for _, b := range body {
-		if !isCatch(b) {
-			c.expr(b, e, depth)
-		}
-	}
-	if last == nil {
-		return
-	}
-	if err := checkBindable(last.Items[1]); err != nil {
-		c.report(err)
-	}
-	handler := e.child(last.Items[2:])
-	c.bind(last.Items[1], handler)
-	c.exprs(last.Items[2:], handler, depth+1)
-}
-
-func (c *checker) checkLoop(n *sexp.Node, e cenv, depth int) {
-	args := n.Items[1:]
-	if len(args) != 2 {
-		c.errorf(n.Pos, "Loop requires exactly 2 arguments: count_expression and body_expression. Got %d.", len(args))
-	}
-	if len(args) > 0 {
-		switch cnt := args[0]; {
-		case cnt.Kind == sexp.Int && cnt.Int < 0:
-			c.errorf(cnt.Pos, "Loop count must be non-negative, got %d.", cnt.Int)
-		case isLiteral(cnt) && cnt.Kind != sexp.Int:
-			c.errorf(cnt.Pos, "Loop count must evaluate to an integer, got %s.", nodeValue(cnt).Type())
-		}
-	}
-	c.exprs(args, e, depth)
-}
-
 // isLiteral reports whether n is a literal atom: a number, string, boolean,
 // nil or keyword.
 func isLiteral(n *sexp.Node) bool {
@@ -779,42 +633,10 @@ func isLiteral(n *sexp.Node) bool {
 // something callable.
 var phaseClauses = []string{"director", "executor", "evaluator", "controller", "validator", "command-generator"}
 
-func (c *checker) checkLoopForm(name string, n *sexp.Node, e cenv, depth int) {
-	x, err := compile(n)
-	if err != nil {
-		c.report(err)
-		return
-	}
-	var cl loopClauses
-	if name == "director-evaluator-loop" {
-		cl, err = parseLoopClauses(x, directorClauses, directorClauses)
-	} else {
-		cl, err = parseLoopClauses(x, iterativeKnown, iterativeNeeded)
-	}
-	if err != nil {
-		c.report(err)
-		c.lenientLoopClauses(n.Items[1:], e, depth)
-		return
-	}
-	if name == "iterative-loop" {
-		_, hasTest := cl["test-command"]
-		_, hasGen := cl["command-generator"]
-		switch {
-		case hasTest && hasGen:
-			c.errorf(n.Pos, "iterative-loop: give either 'test-command' or 'command-generator', not both")
-		case !hasTest && !hasGen:
-			c.errorf(n.Pos, "iterative-loop: give either 'test-command' or 'command-generator'")
-		}
-	}
-	// Clause expressions are evaluated in the order of the form.
-	names := make([]string, 0, len(cl))
-	for k := range cl {
-		names = append(names, k)
-	}
-	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(cl[a].syn.Pos.Off, cl[b].syn.Pos.Off) })
-	for _, k := range names {
-		syn := cl[k].syn
-		switch {
+func (c *checker) checkLoopForm(name string, f *loopLoopForm, e cenv) {
+	for _, cl := range f.clauses {
+		syn := cl.x.syn
+		switch k := cl.name; {
 		case k == "max-iterations" && isLiteral(syn) && (syn.Kind != sexp.Int || syn.Int < 0):
 			v := nodeValue(syn)
 			c.errorf(syn.Pos, "%s: 'max-iterations' must evaluate to a non-negative integer, got %s (type: %s).", name, v, v.Type())
@@ -822,40 +644,18 @@ func (c *checker) checkLoopForm(name string, n *sexp.Node, e cenv, depth int) {
 			v := nodeValue(syn)
 			c.errorf(syn.Pos, "%s: '%s' expression must evaluate to a callable S-expression function, got %s: %s", name, k, v.Type(), v)
 		}
-		c.expr(syn, e, depth)
+		c.expr(cl.x, e)
 	}
 }
 
-// lenientLoopClauses checks the clause expressions of a malformed loop form.
-func (c *checker) lenientLoopClauses(args []*sexp.Node, e cenv, depth int) {
-	flat := len(args) > 0
-	for i := 0; i < len(args); i += 2 {
-		if args[i].Kind != sexp.Symbol {
-			flat = false
-		}
-	}
-	for i, a := range args {
-		switch {
-		case flat:
-			if i%2 == 1 {
-				c.expr(a, e, depth)
-			}
-		case a.Kind == sexp.List && len(a.Items) == 2 && a.Items[0].Kind == sexp.Symbol:
-			c.expr(a.Items[1], e, depth)
-		}
-	}
-}
-
-func (c *checker) checkDefatom(n *sexp.Node) {
-	tmpl, err := parseDefatom(n)
-	c.report(err)
+func (c *checker) checkDefatom(n *sexp.Node, f *defatomForm) {
 	if len(n.Items) < 2 || n.Items[1].Kind != sexp.Symbol {
 		return
 	}
 	nameNode := n.Items[1]
 	name := nameNode.Str
 	c.defatoms[name] = true
-	c.defatomTmpls[name] = tmpl // nil when the form is malformed
+	c.defatomTmpls[name] = f.tmpl // nil when the form is malformed
 	switch {
 	case IsSpecialForm(name):
 		c.warnf(nameNode.Pos, "template '%s' is hidden by the special form '%s'; use (call \"%s\" ...)", name, name, name)
@@ -866,143 +666,83 @@ func (c *checker) checkDefatom(n *sexp.Node) {
 	}
 }
 
-func (c *checker) checkStep(n *sexp.Node, e cenv, depth int) {
-	args := n.Items[1:]
-	const usage = "'step' requires a name and an expression: (step NAME EXPR [:on-error POLICY])"
-	if len(args) < 2 {
-		c.errorf(n.Pos, usage)
-		c.exprs(args, e, depth)
-		return
-	}
-	if a := args[0]; isLiteral(a) && a.Kind != sexp.String && a.Kind != sexp.Symbol {
+func (c *checker) checkStep(f *stepForm, e cenv) {
+	if a := f.name.syn; isLiteral(a) && a.Kind != sexp.String && a.Kind != sexp.Symbol {
 		c.errorf(a.Pos, "step name must be a string, got %s", nodeValue(a).Type())
 	}
-	c.exprs(args[:2], e, depth)
-	rest := args[2:]
-	if len(rest) == 0 {
+	c.exprs([]*expr{f.name, f.body}, e)
+	if f.count == nil {
 		return
 	}
-	if !rest[0].IsSymbol(":on-error") || len(rest) < 2 || len(rest) > 3 {
-		c.errorf(n.Pos, usage)
-		return
-	}
-	pol := rest[1]
-	var count *sexp.Node
-	switch {
-	case pol.Kind == sexp.Symbol && len(rest) == 2:
-		switch strings.ReplaceAll(pol.Str, "_", "-") {
-		case "fail", "skip-optional", "retry-once":
-		default:
-			c.errorf(pol.Pos, "step: unknown :on-error policy '%s' %s", pol.Str, stepPolicyHelp)
-		}
-		return
-	case pol.IsSymbol("retry") && len(rest) == 3:
-		count = rest[2]
-	case pol.Kind == sexp.List && len(pol.Items) == 2 && pol.Items[0].IsSymbol("retry") && len(rest) == 2:
-		count = pol.Items[1]
-	default:
-		texts := make([]string, len(rest)-1)
-		for i, r := range rest[1:] {
-			texts[i] = datum(r).String()
-		}
-		c.errorf(pol.Pos, "step: unknown :on-error policy '%s' %s", strings.Join(texts, " "), stepPolicyHelp)
-		return
-	}
-	if isLiteral(count) && (count.Kind != sexp.Int || count.Int < 1) {
+	if count := f.count.syn; isLiteral(count) && (count.Kind != sexp.Int || count.Int < 1) {
 		c.errorf(count.Pos, "step: unknown :on-error policy 'retry %s' %s", nodeValue(count), stepPolicyHelp)
 	}
-	c.expr(count, e, depth)
+	c.expr(f.count, e)
 }
 
-// getContextKeys are the parameter names of get-context (SPEC §8.7).
-var getContextKeys = []string{"query", "matching_strategy", "context-strategy", "context_strategy", "top_k", "inputs", "templateDescription"}
-
-func (c *checker) checkGetContext(n *sexp.Node, e cenv, depth int) {
-	for i, a := range n.Items[1:] {
-		if a.Kind == sexp.List && len(a.Items) == 2 && a.Items[0].Kind == sexp.Symbol && slices.Contains(getContextKeys, a.Items[0].Str) {
-			c.expr(a.Items[1], e, depth)
-			continue
-		}
-		if i == 0 {
-			c.expr(a, e, depth)
-			continue
-		}
-		c.errorf(a.Pos, "Unknown '%s' parameter: %s", n.Items[0].Str, datum(a))
-	}
-}
-
-// collectDefines adds to names every name that a define or bind among forms
-// binds in the frame the forms are evaluated in: it does not look into the
+// collectDefines adds to names every name that a define or bind among xs
+// binds in the frame they are evaluated in: it does not look into the
 // bodies of lambda, let, let*, try handlers, parallel branches or quoted
 // data, which have frames (or values) of their own.
-func collectDefines(forms []*sexp.Node, names map[string]bool, depth int) {
-	if depth > maxNesting {
-		return
-	}
-	for _, n := range forms {
-		if n.Kind != sexp.List || len(n.Items) == 0 {
+func collectDefines(xs []*expr, names map[string]bool) {
+	for _, x := range xs {
+		if x.op != opSpecial {
+			collectDefines(x.elems, names)
 			continue
 		}
-		head, args := n.Items[0], n.Items[1:]
-		if head.Kind != sexp.Symbol {
-			collectDefines(n.Items, names, depth+1)
-			continue
-		}
-		switch head.Str {
-		case "quote", "lambda", "parallel", "defatom":
-			continue
-		case "define", "bind":
-			if len(args) == 0 {
-				continue
+		switch f := x.form.(type) {
+		case *defineVarForm:
+			names[f.name] = true
+			collectDefines([]*expr{f.value}, names)
+		case *lambdaForm:
+			if f.target != nil {
+				names[f.name] = true
 			}
-			if t := args[0]; t.Kind == sexp.Symbol {
-				names[t.Str] = true
-				collectDefines(args[1:], names, depth+1)
-			} else if head.Str == "define" && t.Kind == sexp.List && len(t.Items) > 0 && t.Items[0].Kind == sexp.Symbol {
-				names[t.Items[0].Str] = true
+		case *badLambda:
+			if f.target != nil {
+				names[f.name] = true
 			}
-			continue
-		case "let", "let*":
-			if head.Str == "let" && len(args) > 0 && args[0].Kind == sexp.List {
-				for _, b := range args[0].Items {
-					if b.Kind == sexp.List && len(b.Items) == 2 {
-						collectDefines(b.Items[1:], names, depth+1)
+		case *badForm:
+			if f.bind != nil && f.bind.Kind == sexp.Symbol {
+				names[f.bind.Str] = true
+			}
+			switch x.name {
+			case "define", "bind", "let", "let*", "lambda", "parallel", "try":
+			default:
+				collectDefines(f.parts, names)
+			}
+		case *letForm:
+			if !f.seq {
+				for _, b := range f.bindings {
+					if b.x != nil {
+						collectDefines([]*expr{b.x}, names)
 					}
 				}
 			}
-			continue
-		case "try":
-			for _, a := range args {
-				if !isCatch(a) {
-					collectDefines([]*sexp.Node{a}, names, depth+1)
-				}
-			}
-			continue
+		case *tryForm:
+			collectDefines(f.body, names)
+		case *parallelForm, *defatomForm:
+		default:
+			collectDefines(x.children(), names)
 		}
-		collectDefines(n.Items, names, depth+1)
 	}
 }
 
-// collectDefatoms adds the names of all defatom forms anywhere in n, and
+// collectDefatoms adds the names of all defatom forms anywhere in x, and
 // the templates of those that parse (the last one of a name winning).
-func collectDefatoms(n *sexp.Node, names map[string]bool, tmpls map[string]*templates.Template, depth int) {
-	if n.Kind != sexp.List || len(n.Items) == 0 || depth > maxNesting {
-		return
-	}
-	head := n.Items[0]
-	if head.IsSymbol("quote") {
-		return
-	}
-	if head.IsSymbol("defatom") && len(n.Items) > 1 && n.Items[1].Kind == sexp.Symbol {
-		names[n.Items[1].Str] = true
-		if t, err := parseDefatom(n); err == nil {
-			tmpls[t.Name] = t
-		} else {
-			delete(tmpls, n.Items[1].Str)
+func collectDefatoms(x *expr, names map[string]bool, tmpls map[string]*templates.Template) {
+	if f, ok := x.form.(*defatomForm); ok && x.op == opSpecial {
+		if n := x.syn.Items; len(n) > 1 && n[1].Kind == sexp.Symbol {
+			names[n[1].Str] = true
+			if f.tmpl != nil {
+				tmpls[f.tmpl.Name] = f.tmpl
+			} else {
+				delete(tmpls, n[1].Str)
+			}
 		}
 		return
 	}
-	for _, it := range n.Items {
-		collectDefatoms(it, names, tmpls, depth+1)
+	for _, c := range x.children() {
+		collectDefatoms(c, names, tmpls)
 	}
 }

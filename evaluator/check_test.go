@@ -404,3 +404,27 @@ func TestCheckTemplateInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckReportsEveryShapeError: shape errors that evaluation would
+// raise only when it reaches them (or never) are all reported at once.
+func TestCheckReportsEveryShapeError(t *testing.T) {
+	text := "(if true 1 (let x))\n(when false (if 1))\n(let ((a 1) (b)) (cond x (else 1) (true 2)))\n(step \"s\" 1 :on-error frob)"
+	got := checkLines(t, text, evaluator.CheckOptions{})
+	want := []string{
+		"1:12: error: 'let' requires a bindings list and at least one body expression: (let ((var expr)...) body...)",
+		"2:13: error: 'if' requires 3 arguments: (if condition then_branch else_branch)",
+		"3:13: error: Invalid 'let' binding format: expected (symbol expression), got (b)",
+		"3:24: error: Invalid 'cond' clause: expected (test body...), got x",
+		"3:26: error: 'else' must be the last cond clause",
+		"4:23: error: step: unknown :on-error policy 'frob' (expected fail, skip-optional, retry-once or retry N)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// The program itself runs: the bad forms are never reached.
+	in := evaluator.New(evaluator.Options{})
+	v, err := in.EvalString(context.Background(), "t.sexp", "(if true 1 (let x))")
+	if err != nil || v.String() != "1" {
+		t.Errorf("got %v, %v; want 1", v, err)
+	}
+}

@@ -12,6 +12,9 @@ type Closure struct {
 	params []string
 	body   []*expr
 	env    *Env
+	// reuse marks a closure whose body can make no closure, so that no
+	// frame of a call can outlive the call: its frames are recycled.
+	reuse bool
 }
 
 // Type implements value.Value.

@@ -1,6 +1,8 @@
 package evaluator
 
 import (
+	"sync/atomic"
+
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/value"
 )
@@ -15,7 +17,7 @@ type opKind uint8
 const (
 	opConst       opKind = iota // self-evaluating atom, keyword or (quote d): val
 	opSymbol                    // variable reference: name
-	opSpecial                   // special form: sf
+	opSpecial                   // special form: sf and its compiled form
 	opPrim                      // primitive call: prim
 	opNamed                     // symbol head resolved at run time: template, tool or variable
 	opApplyExpr                 // list head: its value is applied
@@ -28,16 +30,36 @@ const (
 // operator position (SPEC §6.3); templates, tools and variables are resolved
 // when the form is evaluated.
 type expr struct {
-	op    opKind
-	syn   *sexp.Node
-	val   value.Value
-	name  string
-	sf    *specialForm
-	prim  *primitive
-	elems []*expr // every element of a list form, the head included
+	op   opKind
+	syn  *sexp.Node
+	val  value.Value
+	name string
+	sf   *specialForm
+	// form is the typed form of a special form (opSpecial): its parts
+	// checked once, when it was compiled.
+	form form
+	prim *primitive
+	// elems holds every element of a list form that is not a special form,
+	// the head included.
+	elems []*expr
 	// site describes the form to the primitives it may call; it is built
 	// once so that a primitive call allocates nothing for it.
 	site *call
+	// callArgs are the form's arguments read as the named arguments of a
+	// task or tool call (SPEC §11.1), for a form that may be one; callErr,
+	// when set, makes the error of a malformed one (readCallArgs).
+	callArgs []callArg
+	callErr  func(task string) error
+	// depth and slot locate the binding of a variable reference (opSymbol)
+	// whose frame is known at compile time: depth frames up, at index
+	// slot; slot is -1 when the name is looked up at run time.
+	depth, slot int32
+	// global remembers where the global frame binds a reference with slot
+	// slotGlobal; parallel branches share it.
+	global atomic.Pointer[globalRef]
+	// fast is the integer fast path of a two-argument arithmetic or
+	// comparison primitive (fastpath.go), fastNone for others.
+	fast fastOp
 }
 
 // args returns the compiled arguments of a list form.
@@ -46,7 +68,7 @@ func (x *expr) args() []*expr { return x.elems[1:] }
 // pos returns the position of the expression's source node.
 func (x *expr) pos() sexp.Pos { return x.syn.Pos }
 
-// compile turns read nodes into exprs.
+// compile turns a read node into an expr.
 func compile(n *sexp.Node) (*expr, error) {
 	var c compiler
 	return c.compile(n, 0)
@@ -54,9 +76,44 @@ func compile(n *sexp.Node) (*expr, error) {
 
 // compiler holds the state of one compilation.
 type compiler struct {
-	// quoted holds the value of each datum quoted so far, so that nested
-	// quote forms, compiled inner first, convert every node once.
-	quoted map[*sexp.Node]value.Value
+	// problems are the shape errors of special forms found so far, in the
+	// order met; each is raised when evaluation reaches its place.
+	problems []*Error
+	// scope is the static scope being compiled (see resolve.go), nil when
+	// every reference is looked up by name; refs are the references to
+	// resolve.
+	scope *staticScope
+	refs  []symbolRef
+	// closureMemo remembers makesClosure's answer for each list.
+	closureMemo map[*sexp.Node]bool
+}
+
+// newProgramCompiler returns a compiler for the top-level forms of a
+// program, which run in the global frame.
+func newProgramCompiler() *compiler {
+	return &compiler{scope: &staticScope{global: true, defines: map[string]bool{}}}
+}
+
+// problem records a shape error and returns it.
+func (c *compiler) problem(e *Error) *Error {
+	c.problems = append(c.problems, e)
+	return e
+}
+
+// exprs compiles nodes in order.
+func (c *compiler) exprs(ns []*sexp.Node, depth int) ([]*expr, error) {
+	if len(ns) == 0 {
+		return nil, nil
+	}
+	xs := make([]*expr, len(ns))
+	for i, n := range ns {
+		x, err := c.compile(n, depth)
+		if err != nil {
+			return nil, err
+		}
+		xs[i] = x
+	}
+	return xs, nil
 }
 
 func (c *compiler) compile(n *sexp.Node, depth int) (*expr, error) {
@@ -68,7 +125,9 @@ func (c *compiler) compile(n *sexp.Node, depth int) (*expr, error) {
 		if len(n.Str) > 0 && n.Str[0] == ':' {
 			return &expr{op: opConst, syn: n, val: value.Symbol(n.Str)}, nil
 		}
-		return &expr{op: opSymbol, syn: n, name: n.Str}, nil
+		x := &expr{op: opSymbol, syn: n, name: n.Str}
+		c.reference(x)
+		return x, nil
 	case sexp.List:
 		if len(n.Items) == 0 {
 			return &expr{op: opConst, syn: n, val: value.List(nil)}, nil
@@ -77,37 +136,32 @@ func (c *compiler) compile(n *sexp.Node, depth int) (*expr, error) {
 		return &expr{op: opConst, syn: n, val: nodeValue(n)}, nil
 	}
 	head := n.Items[0]
-	// The elements are compiled even for a quote form: forms such as cond,
-	// let and the loops read their clauses through elems, and a clause may
-	// be spelled (quote x).
-	x := &expr{syn: n, elems: make([]*expr, len(n.Items))}
-	for i, item := range n.Items {
-		e, err := c.compile(item, depth+1)
-		if err != nil {
-			return nil, err
+	x := &expr{syn: n}
+	if head.Kind == sexp.Symbol {
+		if sf, ok := specialForms[head.Str]; ok {
+			x.op, x.sf, x.name = opSpecial, sf, head.Str
+			f, err := sf.compile(c, x, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			x.form = f
+			return x, nil
 		}
-		x.elems[i] = e
 	}
-	if head.Kind == sexp.Symbol && head.Str == "quote" && len(n.Items) == 2 {
-		v, err := c.quotedValue(n.Items[1], depth+1)
-		if err != nil {
-			return nil, err
-		}
-		if c.quoted == nil {
-			c.quoted = map[*sexp.Node]value.Value{}
-		}
-		c.quoted[n.Items[1]] = v
-		x.op, x.val = opConst, v
-		return x, nil
+	elems, err := c.exprs(n.Items, depth+1)
+	if err != nil {
+		return nil, err
 	}
+	x.elems = elems
 	x.site = &call{form: x, argExprs: x.elems[1:]}
 	switch head.Kind {
 	case sexp.Symbol:
 		x.name = head.Str
-		if sf, ok := specialForms[head.Str]; ok {
-			x.op, x.sf = opSpecial, sf
-		} else if p, ok := primitives[head.Str]; ok {
+		if p, ok := primitives[head.Str]; ok {
 			x.op, x.prim = opPrim, p
+			if optimize && len(n.Items) == 3 {
+				x.fast = fastOps[p.name]
+			}
 		} else {
 			x.op = opNamed
 		}
@@ -118,6 +172,13 @@ func (c *compiler) compile(n *sexp.Node, depth int) (*expr, error) {
 		x.op, x.name = opApplyString, head.Str
 	default:
 		x.op = opBadHead
+	}
+	if x.op == opNamed || x.op == opApplyExpr || x.op == opApplyString {
+		// A task or tool call, or a value applied to argument syntax,
+		// which may name a template or tool.
+		if err := c.readCallArgs(x, depth); err != nil {
+			return nil, err
+		}
 	}
 	return x, nil
 }
@@ -153,29 +214,6 @@ func quotedValue(n *sexp.Node, depth int) (value.Value, error) {
 	l := make(value.List, len(n.Items))
 	for i, item := range n.Items {
 		v, err := quotedValue(item, depth+1)
-		if err != nil {
-			return nil, err
-		}
-		l[i] = v
-	}
-	return l, nil
-}
-
-// quotedValue is the package's quotedValue reusing the values of data quoted
-// earlier in the compilation.
-func (c *compiler) quotedValue(n *sexp.Node, depth int) (value.Value, error) {
-	if v, ok := c.quoted[n]; ok {
-		return v, nil
-	}
-	if depth > maxNesting {
-		return nil, errorf(n.Pos, KindDepth, "expression nesting too deep (more than %d levels)", maxNesting)
-	}
-	if n.Kind != sexp.List || len(n.Items) == 0 {
-		return quotedValue(n, depth)
-	}
-	l := make(value.List, len(n.Items))
-	for i, item := range n.Items {
-		v, err := c.quotedValue(item, depth+1)
 		if err != nil {
 			return nil, err
 		}

@@ -9,29 +9,49 @@ import (
 )
 
 func init() {
-	defineForm("defatom", evalDefatom)
+	defineForm("defatom", true, compileDefatom)
 }
 
 var defatomAttributes = []string{"params", "instructions", "description", "subtype", "model", "type", "output_format", "history_config", "depends"}
 
-// evalDefatom defines a template from workflow text (SPEC §7.14) and returns
-// its name as a symbol.
-func evalDefatom(t *thread, x *expr, env *Env) (value.Value, error) {
+// defatomForm is a defatom form read into its template; err is its shape
+// error.
+type defatomForm struct {
+	tmpl *templates.Template
+	err  *Error
+}
+
+func compileDefatom(c *compiler, x *expr, depth int) (form, error) {
 	tmpl, err := parseDefatom(x.syn)
 	if err != nil {
-		return nil, err
+		return &defatomForm{err: c.problem(asEvalError(err, x.pos()))}, nil
 	}
+	return &defatomForm{tmpl: tmpl}, nil
+}
+
+// eval defines the template (SPEC §7.14) and returns its name as a symbol.
+// Each evaluation registers a template of its own.
+func (f *defatomForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	if f.err != nil {
+		e := *f.err
+		return nil, &e
+	}
+	cp := *f.tmpl
+	tmpl := &cp
 	if t.in.tasks == nil {
 		return nil, newError(x.pos(), KindValue, "defatom: no task system is configured")
 	}
 	t.in.defMu.Lock()
-	err = t.in.tasks.Define(tmpl)
+	err := t.in.tasks.Define(tmpl)
 	t.in.defMu.Unlock()
 	if err != nil {
 		return nil, errorf(x.pos(), KindValue, "%s", err)
 	}
 	return value.Symbol(tmpl.Name), nil
 }
+
+// children is empty: a defatom form evaluates no expression.
+func (f *defatomForm) children() []*expr { return nil }
 
 // parseDefatom turns a defatom form into a template; it evaluates nothing.
 func parseDefatom(form *sexp.Node) (*templates.Template, error) {
@@ -226,9 +246,17 @@ func paramType(tmpl *templates.Template, param string, n *sexp.Node) (string, er
 	return "", nil
 }
 
-// pairList reads a defatom pair list ((key value) ...), possibly quoted.
-// Values are strings, ints, booleans or nil (nil means "not set").
-func pairList(attr string, c *sexp.Node, args []*sexp.Node) (map[string]*sexp.Node, error) {
+// pairEntry is one (key value) entry of a pair list.
+type pairEntry struct {
+	key string
+	v   *sexp.Node
+}
+
+// pairList reads a defatom pair list ((key value) ...), possibly quoted,
+// into its entries in source order; a repeated key keeps its first place
+// and its last value. Values are strings, ints, booleans or nil (nil means
+// "not set").
+func pairList(attr string, c *sexp.Node, args []*sexp.Node) ([]pairEntry, error) {
 	if len(args) != 1 {
 		return nil, errorf(c.Pos, KindValue, "'%s' requires one list of (key value) pairs", attr)
 	}
@@ -237,12 +265,13 @@ func pairList(attr string, c *sexp.Node, args []*sexp.Node) (map[string]*sexp.No
 		l = l.Items[1]
 	}
 	if l.Kind == sexp.Nil {
-		return map[string]*sexp.Node{}, nil
+		return nil, nil
 	}
 	if l.Kind != sexp.List {
 		return nil, errorf(l.Pos, KindValue, "'%s' requires one list of (key value) pairs, got %s", attr, datum(l))
 	}
-	pairs := map[string]*sexp.Node{}
+	var pairs []pairEntry
+	at := map[string]int{}
 	for _, p := range l.Items {
 		if p.Kind != sexp.List || len(p.Items) != 2 || p.Items[0].Kind != sexp.Symbol {
 			return nil, errorf(p.Pos, KindValue, "'%s' entries must be (key value) pairs, got %s", attr, datum(p))
@@ -252,7 +281,12 @@ func pairList(attr string, c *sexp.Node, args []*sexp.Node) (map[string]*sexp.No
 		default:
 			return nil, errorf(p.Items[1].Pos, KindValue, "'%s' value for '%s' must be a string, int, boolean or nil, got %s", attr, p.Items[0].Str, p.Items[1].Kind)
 		}
-		pairs[p.Items[0].Str] = p.Items[1]
+		if i, ok := at[p.Items[0].Str]; ok {
+			pairs[i].v = p.Items[1]
+			continue
+		}
+		at[p.Items[0].Str] = len(pairs)
+		pairs = append(pairs, pairEntry{key: p.Items[0].Str, v: p.Items[1]})
 	}
 	return pairs, nil
 }
@@ -263,7 +297,8 @@ func defatomOutputFormat(tmpl *templates.Template, c *sexp.Node, args []*sexp.No
 		return err
 	}
 	of := &templates.OutputFormat{Type: "text"}
-	for k, v := range pairs {
+	for _, e := range pairs {
+		k, v := e.key, e.v
 		if v.Kind == sexp.Nil {
 			continue
 		}
@@ -291,7 +326,8 @@ func defatomHistory(tmpl *templates.Template, c *sexp.Node, args []*sexp.Node) e
 	if err != nil {
 		return err
 	}
-	for k, v := range pairs {
+	for _, e := range pairs {
+		k, v := e.key, e.v
 		if v.Kind == sexp.Nil {
 			continue
 		}

@@ -8,7 +8,18 @@
 // primitives are resolved at compile time, because variables never shadow
 // them in operator position (§6.3); templates, tools and variables are
 // resolved when a form is evaluated, so a defatom made while the program runs
-// is seen by later calls. Evaluation walks the compiled tree. Primitive
+// is seen by later calls. Each special form has one compile function, the
+// only place that knows its grammar: it turns the form into a typed form
+// (the bindings and body of a let, the clauses of a loop, the policy of a
+// step) and records every shape error with its position. Evaluation walks
+// the typed tree and never looks at a form's shape again. A shape error is
+// raised when evaluation reaches the place where it was found, exactly as if
+// it had been found then: (if true 1 (let x)) is 1, and in
+// (let ((a (f)) (b)) ...) f runs before the bad binding fails. So SPEC §4.6
+// (a syntax error means nothing runs) concerns the reader only; Check and
+// `evalrun check` report every shape error at once. Program.PlannedSteps
+// and Program.Templates tell other packages what a program holds without
+// their knowing the grammar. Primitive
 // arguments live on a per-goroutine stack and closure frames hold their
 // parameters in the same allocation, so a closure call costs one allocation.
 //

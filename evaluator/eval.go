@@ -18,7 +18,7 @@ func (t *thread) eval(x *expr, env *Env) (value.Value, error) {
 	}
 	switch x.op {
 	case opSpecial:
-		return x.sf.fn(t, x, env)
+		return x.form.eval(t, x, env)
 	case opPrim:
 		if x.prim.retains {
 			args, err := t.evalArgs(x.args(), env)
@@ -57,6 +57,12 @@ func (t *thread) callPrimOnStack(x *expr, env *Env) (value.Value, error) {
 		t.argStack = append(t.argStack, v)
 	}
 	top := len(t.argStack)
+	if x.fast != fastNone {
+		if v, ok := fastInt(x.fast, t.argStack[base], t.argStack[base+1]); ok {
+			t.popArgs(base)
+			return v, nil
+		}
+	}
 	v, err := t.callPrim(x.prim, x.site, t.argStack[base:top:top])
 	t.popArgs(base)
 	return v, err
@@ -97,9 +103,10 @@ func (t *thread) evalBody(xs []*expr, env *Env) (value.Value, error) {
 	return v, nil
 }
 
-// lookup evaluates a symbol (SPEC §6.2).
+// lookup evaluates a symbol (SPEC §6.2): from its slot when the compiler
+// resolved it, else by name.
 func (t *thread) lookup(x *expr, env *Env) (value.Value, error) {
-	if v, ok := env.Lookup(x.name); ok {
+	if v, ok := lookupVar(x, env); ok {
 		return v, nil
 	}
 	if x.name == loopConfigName && t.dyn != nil && t.dyn.loopConfig != nil {
@@ -111,6 +118,36 @@ func (t *thread) lookup(x *expr, env *Env) (value.Value, error) {
 	err := errorf(x.pos(), KindUnbound, "Unbound symbol: Name '%s' is not defined.", x.name)
 	err.Hint = t.nearestName(x.name, env)
 	return nil, err
+}
+
+// lookupVar returns the value of the variable reference x in env: from
+// its slot, from the global frame where it remembers the name is bound, or
+// by name.
+func lookupVar(x *expr, env *Env) (value.Value, bool) {
+	if x.slot == -1 || x.op != opSymbol {
+		return env.Lookup(x.name)
+	}
+	f := env
+	for d := x.depth; d > 0 && f != nil; d-- {
+		f = f.parent
+	}
+	switch {
+	case f == nil:
+	case x.slot >= 0:
+		if int(x.slot) < len(f.vals) {
+			return f.vals[x.slot], true
+		}
+	case f.parent == nil: // slotGlobal, and f is the global frame
+		if g := x.global.Load(); g != nil && g.env == f && g.idx < len(f.vals) {
+			return f.vals[g.idx], true
+		}
+		if i := f.find(x.name); i >= 0 {
+			x.global.Store(&globalRef{env: f, idx: i})
+			return f.vals[i], true
+		}
+		return nil, false
+	}
+	return env.Lookup(x.name)
 }
 
 // loopConfigName is the dynamically scoped variable of the loop forms.
@@ -146,7 +183,14 @@ func (t *thread) evalNamed(x *expr, env *Env) (value.Value, error) {
 			return t.toolCallSyntax(x.name, x, env)
 		}
 	}
-	if f, ok := env.Lookup(x.name); ok {
+	var f value.Value
+	var ok bool
+	if h := x.elems[0]; h.op == opSymbol {
+		f, ok = lookupVar(h, env)
+	} else { // a keyword head, which is never bound
+		f, ok = env.Lookup(x.name)
+	}
+	if ok {
 		return t.applySyntax(f, x, env)
 	}
 	if x.name == loopConfigName && t.dyn != nil && t.dyn.loopConfig != nil {
@@ -257,6 +301,9 @@ func (t *thread) callClosure(c *Closure, args []value.Value, pos sexp.Pos) (valu
 	if err := t.enter(pos); err != nil {
 		return nil, err
 	}
+	if c.reuse && len(args) <= len(smallFrame{}.vals) {
+		return t.callRecycled(c, args, pos)
+	}
 	var frame *Env
 	if len(args) <= len(smallFrame{}.vals) {
 		sf := &smallFrame{}
@@ -268,6 +315,31 @@ func (t *thread) callClosure(c *Closure, args []value.Value, pos sexp.Pos) (valu
 	}
 	frame.parent, frame.names, frame.sharedNames, frame.owner = c.env, c.params, true, t.branch
 	v, err := t.evalBody(c.body, frame)
+	t.leave()
+	if err != nil {
+		return nil, addTrace(err, pos)
+	}
+	return v, nil
+}
+
+// callRecycled is callClosure for a closure whose frames cannot outlive
+// its calls: the frame comes from the thread's free list and goes back to
+// it, cleared, so a call allocates nothing. The caller has checked the
+// arity and entered the application.
+func (t *thread) callRecycled(c *Closure, args []value.Value, pos sexp.Pos) (value.Value, error) {
+	var sf *smallFrame
+	if n := len(t.frames); n > 0 {
+		sf = t.frames[n-1]
+		t.frames = t.frames[:n-1]
+	} else {
+		sf = &smallFrame{}
+	}
+	n := copy(sf.vals[:], args)
+	sf.env = Env{parent: c.env, names: c.params, vals: sf.vals[:n:n], sharedNames: true, owner: t.branch}
+	v, err := t.evalBody(c.body, &sf.env)
+	sf.env = Env{}
+	sf.vals = [len(smallFrame{}.vals)]value.Value{}
+	t.frames = append(t.frames, sf)
 	t.leave()
 	if err != nil {
 		return nil, addTrace(err, pos)

@@ -30,6 +30,9 @@ func FuzzEval(f *testing.F) {
 	for _, src := range specRowSources() {
 		f.Add(src)
 	}
+	for _, src := range scriptSources(f) {
+		f.Add(src)
+	}
 	for _, r := range robustRows {
 		f.Add(r.src)
 	}

@@ -11,8 +11,8 @@ import (
 )
 
 func init() {
-	defineForm("get-context", evalGetContext)
-	defineForm("get_context", evalGetContext)
+	defineForm("get-context", false, compileGetContext)
+	defineForm("get_context", false, compileGetContext)
 	for _, name := range []string{"get-context", "get_context"} {
 		valuePrimitives[name] = &primitive{name: name, min: 1, max: 1, fn: primGetContext}
 	}
@@ -36,45 +36,87 @@ var contextStrategies = map[string]string{
 	"llm": "llm", "llm-metadata": "llm-metadata",
 }
 
-// evalGetContext evaluates (get-context QUERY (key expr)...): the first
-// argument is the query unless it is a (key expr) pair of a known key.
-func evalGetContext(t *thread, x *expr, env *Env) (value.Value, error) {
-	q := ContextQuery{TopK: DefaultContextTopK}
-	var query, strategy, topK, inputs, description value.Value
-	for i, a := range x.args() {
-		n := a.syn
+// getContextKeys are the parameter names of get-context (SPEC §8.7).
+var getContextKeys = []string{"query", "matching_strategy", "context-strategy", "context_strategy", "top_k", "inputs", "templateDescription"}
+
+// getContextForm is (get-context QUERY (key expr)...): the first argument
+// is the query unless it is a (key expr) pair of a known key. An unknown
+// parameter raises its error when evaluation reaches it.
+type getContextForm struct{ args []getContextArg }
+
+type getContextArg struct {
+	key string // "" for the query given alone
+	x   *expr
+	err *Error
+}
+
+func compileGetContext(c *compiler, x *expr, depth int) (form, error) {
+	a := argNodes(x)
+	f := &getContextForm{args: make([]getContextArg, len(a))}
+	for i, n := range a {
+		ga := &f.args[i]
 		if n.Kind == sexp.List && len(n.Items) == 2 && n.Items[0].Kind == sexp.Symbol && slices.Contains(getContextKeys, n.Items[0].Str) {
-			v, err := t.eval(a.elems[1], env)
+			ga.key = n.Items[0].Str
+			v, err := c.compile(n.Items[1], depth+1)
 			if err != nil {
 				return nil, err
 			}
-			switch n.Items[0].Str {
-			case "query":
-				query = v
-			case "matching_strategy", "context-strategy", "context_strategy":
-				strategy = v
-			case "top_k":
-				topK = v
-			case "inputs":
-				inputs = v
-			case "templateDescription":
-				description = v
-			}
+			ga.x = v
 			continue
 		}
 		if i > 0 {
-			return nil, errorf(n.Pos, KindValue, "Unknown '%s' parameter: %s", x.name, datum(n))
+			ga.err = c.problem(errorf(n.Pos, KindValue, "Unknown '%s' parameter: %s", x.name, datum(n)))
+			continue
 		}
-		v, err := t.eval(a, env)
+		v, err := c.compile(n, depth)
 		if err != nil {
 			return nil, err
 		}
-		query = v
+		ga.x = v
+	}
+	return f, nil
+}
+
+func (f *getContextForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	q := ContextQuery{TopK: DefaultContextTopK}
+	var query, strategy, topK, inputs, description value.Value
+	for i := range f.args {
+		a := &f.args[i]
+		if a.err != nil {
+			e := *a.err
+			return nil, &e
+		}
+		v, err := t.eval(a.x, env)
+		if err != nil {
+			return nil, err
+		}
+		switch a.key {
+		case "", "query":
+			query = v
+		case "matching_strategy", "context-strategy", "context_strategy":
+			strategy = v
+		case "top_k":
+			topK = v
+		case "inputs":
+			inputs = v
+		case "templateDescription":
+			description = v
+		}
 	}
 	if err := setContextQuery(&q, query, strategy, topK, inputs, description, x.pos()); err != nil {
 		return nil, err
 	}
 	return t.getContext(q, x.pos())
+}
+
+func (f *getContextForm) children() []*expr {
+	var out []*expr
+	for _, a := range f.args {
+		if a.x != nil {
+			out = append(out, a.x)
+		}
+	}
+	return out
 }
 
 // primGetContext is get-context applied to one value: the query.

@@ -75,6 +75,34 @@ type Interpreter struct {
 
 	defMu sync.Mutex // serialises defatom registration
 	start time.Time
+	// spareMu guards spare, the argument stack and free closure frames
+	// that the last run left, for the next run to start with.
+	spareMu sync.Mutex
+	spare   threadCache
+}
+
+// threadCache is the memory a thread reuses: its argument stack and free
+// closure frames.
+type threadCache struct {
+	argStack  []value.Value
+	frames    []*smallFrame
+	letFrames []*letFrame
+}
+
+// takeCache gives t the memory the last run left.
+func (in *Interpreter) takeCache(t *thread) {
+	in.spareMu.Lock()
+	t.argStack, t.frames, t.letFrames = in.spare.argStack, in.spare.frames, in.spare.letFrames
+	in.spare = threadCache{}
+	in.spareMu.Unlock()
+}
+
+// putCache keeps t's memory for the next run, holding no values.
+func (in *Interpreter) putCache(t *thread) {
+	clear(t.argStack[:cap(t.argStack)])
+	in.spareMu.Lock()
+	in.spare = threadCache{argStack: t.argStack[:0], frames: t.frames, letFrames: t.letFrames}
+	in.spareMu.Unlock()
 }
 
 // New returns an Interpreter whose global frame binds null.
@@ -119,6 +147,9 @@ type Program struct {
 	Source *sexp.Source
 	Forms  []*sexp.Node
 	exprs  []*expr
+	// problems are the shape errors of the program's special forms, in the
+	// order met; each is raised when evaluation reaches its form.
+	problems []*Error
 }
 
 // Compile reads and compiles a source text. A syntax error is a *sexp.Error.
@@ -133,13 +164,16 @@ func Compile(src *sexp.Source) (*Program, error) {
 // CompileForms compiles forms already read from src.
 func CompileForms(src *sexp.Source, forms []*sexp.Node) (*Program, error) {
 	p := &Program{Source: src, Forms: forms, exprs: make([]*expr, len(forms))}
+	c := newProgramCompiler()
 	for i, f := range forms {
-		x, err := compile(f)
+		x, err := c.compile(f, 0)
 		if err != nil {
 			return nil, err
 		}
 		p.exprs[i] = x
 	}
+	c.resolve()
+	p.problems = c.problems
 	return p, nil
 }
 
@@ -148,6 +182,8 @@ func CompileForms(src *sexp.Source, forms []*sexp.Node) (*Program, error) {
 func (in *Interpreter) Run(ctx context.Context, p *Program) (value.Value, error) {
 	t, cancel := in.newThread(ctx)
 	defer cancel()
+	in.takeCache(t)
+	defer in.putCache(t)
 	var result value.Value = value.List(nil)
 	for _, x := range p.exprs {
 		v, err := t.evalTop(x, in.global)
@@ -210,6 +246,10 @@ type thread struct {
 	// argStack holds the arguments of the primitive calls in progress
 	// (callPrimOnStack).
 	argStack []value.Value
+	// frames are closure frames free for reuse (callRecycled), letFrames
+	// let frames (letForm.eval).
+	frames    []*smallFrame
+	letFrames []*letFrame
 }
 
 // branch identifies one branch of a parallel form.

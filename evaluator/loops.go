@@ -10,100 +10,230 @@ import (
 )
 
 func init() {
-	defineForm("loop", evalLoop)
-	defineForm("director-evaluator-loop", evalDirectorLoop)
-	defineForm("iterative-loop", evalIterativeLoop)
+	defineForm("loop", true, compileLoop)
+	defineForm("director-evaluator-loop", true, func(c *compiler, x *expr, d int) (form, error) {
+		return compileLoopForm(c, x, d, directorClauses, directorClauses)
+	})
+	defineForm("iterative-loop", true, func(c *compiler, x *expr, d int) (form, error) {
+		return compileLoopForm(c, x, d, iterativeKnown, iterativeNeeded)
+	})
 }
 
-func evalLoop(t *thread, x *expr, env *Env) (value.Value, error) {
-	a := x.args()
+// loopForm is (loop count body).
+type loopForm struct{ count, body *expr }
+
+func compileLoop(c *compiler, x *expr, depth int) (form, error) {
+	a := argNodes(x)
 	if len(a) != 2 {
-		return nil, errorf(x.pos(), KindArity, "Loop requires exactly 2 arguments: count_expression and body_expression. Got %d.", len(a))
+		return c.bad(x, errorf(x.pos(), KindArity, "Loop requires exactly 2 arguments: count_expression and body_expression. Got %d.", len(a)), depth, -1)
 	}
-	cv, err := t.eval(a[0], env)
+	xs, err := c.exprs(a, depth)
+	if err != nil {
+		return nil, err
+	}
+	return &loopForm{count: xs[0], body: xs[1]}, nil
+}
+
+func (f *loopForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	cv, err := t.eval(f.count, env)
 	if err != nil {
 		return nil, err
 	}
 	n, ok := cv.(value.Int)
 	if !ok {
-		return nil, errorf(a[0].pos(), KindType, "Loop count must evaluate to an integer, got %s.", cv.Type())
+		return nil, errorf(f.count.pos(), KindType, "Loop count must evaluate to an integer, got %s.", cv.Type())
 	}
 	if n < 0 {
-		return nil, errorf(a[0].pos(), KindValue, "Loop count must be non-negative, got %d.", n)
+		return nil, errorf(f.count.pos(), KindValue, "Loop count must be non-negative, got %d.", n)
 	}
 	var v value.Value = value.List(nil)
 	// A body that is an atom or a quote evaluates no list form, so nothing
 	// in it notices a timeout or interrupt: the loop must look itself.
-	quiet := a[1].op == opConst || a[1].op == opSymbol
+	quiet := f.body.op == opConst || f.body.op == opSymbol
 	for i := int64(1); i <= int64(n); i++ {
 		if quiet {
 			if err := t.pollCancel(x.pos()); err != nil {
 				return nil, err
 			}
 		}
-		if v, err = t.eval(a[1], env); err != nil {
+		if v, err = t.eval(f.body, env); err != nil {
 			return nil, withPrefix(err, fmt.Sprintf("Error during loop iteration %d/%d: ", i, n))
 		}
 	}
 	return v, nil
 }
 
-// loopClauses holds the clause expressions of a loop form by name.
-type loopClauses map[string]*expr
+func (f *loopForm) children() []*expr {
+	return []*expr{f.count, f.body}
+}
 
-// parseLoopClauses reads the (name expr) or :name expr clauses of a loop form
+// loopClause is one clause of a loop form: its name, the syntax of the
+// clause (its name for the flat keyword form) and its expression.
+type loopClause struct {
+	name string
+	syn  *sexp.Node
+	x    *expr
+}
+
+// loopClauses holds the clauses of a loop form in the order written.
+type loopClauses []loopClause
+
+// get returns the expression of the clause name, nil when absent.
+func (cl loopClauses) get(name string) *expr {
+	for _, c := range cl {
+		if c.name == name {
+			return c.x
+		}
+	}
+	return nil
+}
+
+// loopLoopForm is a director-evaluator-loop or an iterative-loop whose
+// clauses were read (SPEC §7.11); err is a shape error found after reading
+// them, raised before anything is evaluated.
+type loopLoopForm struct {
+	clauses loopClauses
+	err     *Error
+}
+
+// compileLoopForm reads the (name expr) or :name expr clauses of a loop form
 // (SPEC §7.11), checking unknown, repeated and missing clauses.
-func parseLoopClauses(x *expr, known, required []string) (loopClauses, error) {
+func compileLoopForm(c *compiler, x *expr, depth int, known, required []string) (form, error) {
+	cl, e, err := readLoopClauses(c, x, depth, known, required)
+	if err != nil {
+		return nil, err
+	}
+	if e != nil {
+		c.problem(e)
+		check, err := lenientLoopClauses(c, argNodes(x), depth)
+		if err != nil {
+			return nil, err
+		}
+		parts, err := c.exprs(argNodes(x), depth)
+		if err != nil {
+			return nil, err
+		}
+		return &badForm{err: e, parts: parts, check: check}, nil
+	}
+	f := &loopLoopForm{clauses: cl}
+	if x.name == "iterative-loop" {
+		hasTest, hasGen := cl.get("test-command") != nil, cl.get("command-generator") != nil
+		switch {
+		case hasTest && hasGen:
+			f.err = c.problem(newError(x.pos(), KindValue, "iterative-loop: give either 'test-command' or 'command-generator', not both"))
+		case !hasTest && !hasGen:
+			f.err = c.problem(newError(x.pos(), KindValue, "iterative-loop: give either 'test-command' or 'command-generator'"))
+		}
+	}
+	return f, nil
+}
+
+func (f *loopLoopForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	if f.err != nil {
+		e := *f.err
+		return nil, &e
+	}
+	if x.name == "director-evaluator-loop" {
+		return evalDirectorLoop(t, x, f.clauses, env)
+	}
+	return evalIterativeLoop(t, x, f.clauses, env)
+}
+
+func (f *loopLoopForm) children() []*expr {
+	out := make([]*expr, len(f.clauses))
+	for i, cl := range f.clauses {
+		out[i] = cl.x
+	}
+	return out
+}
+
+// lenientLoopClauses compiles the clause expressions of a malformed loop
+// form, for Check.
+func lenientLoopClauses(c *compiler, args []*sexp.Node, depth int) ([]*expr, error) {
+	flat := len(args) > 0
+	for i := 0; i < len(args); i += 2 {
+		if args[i].Kind != sexp.Symbol {
+			flat = false
+		}
+	}
+	var out []*expr
+	for i, a := range args {
+		var n *sexp.Node
+		switch {
+		case flat:
+			if i%2 == 1 {
+				n = a
+			}
+		case a.Kind == sexp.List && len(a.Items) == 2 && a.Items[0].Kind == sexp.Symbol:
+			n = a.Items[1]
+		}
+		if n != nil {
+			x, err := c.compile(n, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// readLoopClauses reads the clauses of a loop form; a shape error is
+// returned as e, a compile error as err.
+func readLoopClauses(c *compiler, x *expr, depth int, known, required []string) (cl loopClauses, e *Error, err error) {
 	form := x.name
-	a := x.args()
-	clauses := loopClauses{}
-	add := func(name string, e *expr, at sexp.Pos) error {
-		if _, dup := clauses[name]; dup {
-			return errorf(at, KindValue, "%s: Duplicate clause '%s' found.", form, name)
+	a := argNodes(x)
+	add := func(name string, n *sexp.Node, at *sexp.Node, d int) (*Error, error) {
+		if cl.get(name) != nil {
+			return errorf(at.Pos, KindValue, "%s: Duplicate clause '%s' found.", form, name), nil
 		}
 		if !contains(known, name) {
-			return errorf(at, KindValue, "%s: Unknown clause '%s'", form, name)
+			return errorf(at.Pos, KindValue, "%s: Unknown clause '%s'", form, name), nil
 		}
-		clauses[name] = e
-		return nil
+		v, err := c.compile(n, d)
+		if err != nil {
+			return nil, err
+		}
+		cl = append(cl, loopClause{name: name, syn: at, x: v})
+		return nil, nil
 	}
 	flat := true
 	for i := 0; i < len(a); i += 2 {
-		if a[i].syn.Kind != sexp.Symbol {
+		if a[i].Kind != sexp.Symbol {
 			flat = false
 			break
 		}
 	}
 	if flat && len(a) > 0 {
 		if len(a)%2 != 0 {
-			return nil, errorf(x.pos(), KindArity, "%s: Uneven number of arguments. Expected key-value pairs.", form)
+			return nil, errorf(x.pos(), KindArity, "%s: Uneven number of arguments. Expected key-value pairs.", form), nil
 		}
 		for i := 0; i < len(a); i += 2 {
-			if err := add(strings.TrimPrefix(a[i].syn.Str, ":"), a[i+1], a[i].pos()); err != nil {
-				return nil, err
+			if e, err := add(strings.TrimPrefix(a[i].Str, ":"), a[i+1], a[i], depth); e != nil || err != nil {
+				return nil, e, err
 			}
 		}
 	} else {
-		for _, c := range a {
-			if c.syn.Kind != sexp.List || len(c.syn.Items) != 2 || c.syn.Items[0].Kind != sexp.Symbol {
-				return nil, errorf(c.pos(), KindValue, "%s: Each clause must be a list of (ClauseName Expression), got: %s", form, datum(c.syn))
+		for _, n := range a {
+			if n.Kind != sexp.List || len(n.Items) != 2 || n.Items[0].Kind != sexp.Symbol {
+				return nil, errorf(n.Pos, KindValue, "%s: Each clause must be a list of (ClauseName Expression), got: %s", form, datum(n)), nil
 			}
-			if err := add(c.syn.Items[0].Str, c.elems[1], c.pos()); err != nil {
-				return nil, err
+			if e, err := add(n.Items[0].Str, n.Items[1], n, depth+1); e != nil || err != nil {
+				return nil, e, err
 			}
 		}
 	}
 	var missing []string
 	for _, r := range required {
-		if _, ok := clauses[r]; !ok {
+		if cl.get(r) == nil {
 			missing = append(missing, r)
 		}
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return nil, errorf(x.pos(), KindValue, "%s: Missing required clauses: %s", form, strings.Join(missing, ", "))
+		return nil, errorf(x.pos(), KindValue, "%s: Missing required clauses: %s", form, strings.Join(missing, ", ")), nil
 	}
-	return clauses, nil
+	return cl, nil, nil
 }
 
 func contains(list []string, s string) bool {
@@ -168,7 +298,7 @@ func (t *thread) phases(form string, cl loopClauses, env *Env, names ...string) 
 	fns := make([]value.Value, len(names))
 	for i, name := range names {
 		var err error
-		if fns[i], err = t.phase(form, name, cl[name], env); err != nil {
+		if fns[i], err = t.phase(form, name, cl.get(name), env); err != nil {
 			return nil, err
 		}
 	}
@@ -229,17 +359,13 @@ var (
 	iterativeNeeded = []string{"max-iterations", "initial-input", "executor", "validator", "controller"}
 )
 
-func evalDirectorLoop(t *thread, x *expr, env *Env) (value.Value, error) {
+func evalDirectorLoop(t *thread, x *expr, cl loopClauses, env *Env) (value.Value, error) {
 	const form = "director-evaluator-loop"
-	cl, err := parseLoopClauses(x, directorClauses, directorClauses)
+	n, err := t.maxIterations(form, cl.get("max-iterations"), env)
 	if err != nil {
 		return nil, err
 	}
-	n, err := t.maxIterations(form, cl["max-iterations"], env)
-	if err != nil {
-		return nil, err
-	}
-	input, err := t.eval(cl["initial-director-input"], env)
+	input, err := t.eval(cl.get("initial-director-input"), env)
 	if err != nil {
 		return nil, err
 	}
@@ -286,25 +412,15 @@ func evalDirectorLoop(t *thread, x *expr, env *Env) (value.Value, error) {
 	})
 }
 
-func evalIterativeLoop(t *thread, x *expr, env *Env) (value.Value, error) {
+func evalIterativeLoop(t *thread, x *expr, cl loopClauses, env *Env) (value.Value, error) {
 	const form = "iterative-loop"
-	cl, err := parseLoopClauses(x, iterativeKnown, iterativeNeeded)
+	testCmd, gen := cl.get("test-command"), cl.get("command-generator")
+	hasGen := gen != nil
+	n, err := t.maxIterations(form, cl.get("max-iterations"), env)
 	if err != nil {
 		return nil, err
 	}
-	testCmd, hasTest := cl["test-command"]
-	gen, hasGen := cl["command-generator"]
-	switch {
-	case hasTest && hasGen:
-		return nil, newError(x.pos(), KindValue, "iterative-loop: give either 'test-command' or 'command-generator', not both")
-	case !hasTest && !hasGen:
-		return nil, newError(x.pos(), KindValue, "iterative-loop: give either 'test-command' or 'command-generator'")
-	}
-	n, err := t.maxIterations(form, cl["max-iterations"], env)
-	if err != nil {
-		return nil, err
-	}
-	input, err := t.eval(cl["initial-input"], env)
+	input, err := t.eval(cl.get("initial-input"), env)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 const maxBranchGoroutines = 256
 
 func init() {
-	defineForm("parallel", evalParallel)
+	defineForm("parallel", true, compileParallel)
 	register(&primitive{name: "parallel-map", min: 2, max: 2, applies: true, fn: primParallelMap})
 }
 
@@ -47,8 +47,27 @@ func (t *thread) runParallel(n int, branch func(bt *thread, i int) (value.Value,
 	return results, nil
 }
 
-func evalParallel(t *thread, x *expr, env *Env) (value.Value, error) {
-	a := x.args()
+// parallelForm is (parallel e...).
+type parallelForm struct{ branches []*expr }
+
+func compileParallel(c *compiler, x *expr, depth int) (form, error) {
+	a := argNodes(x)
+	f := &parallelForm{branches: make([]*expr, len(a))}
+	for i, n := range a {
+		// Each branch has a frame of its own.
+		err := c.in(c.newScope(nil), func() (err error) {
+			f.branches[i], err = c.compile(n, depth)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func (f *parallelForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	a := f.branches
 	l, err := t.runParallel(len(a), func(bt *thread, i int) (value.Value, error) {
 		frame := &Env{parent: env, owner: bt.branch}
 		return bt.eval(a[i], frame)
@@ -57,6 +76,10 @@ func evalParallel(t *thread, x *expr, env *Env) (value.Value, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+func (f *parallelForm) children() []*expr {
+	return f.branches
 }
 
 func primParallelMap(t *thread, c *call, args []value.Value) (value.Value, error) {

@@ -1,9 +1,11 @@
 package evaluator_test
 
-// The tests in the spec_*_test.go files check the evaluator against SPEC.md:
-// every example of §4.4–§8 appears as a specRow {source, printed value} or
-// {source, message, kind, line:col}. Each specRow runs in a new interpreter whose
-// task system is fakeTasks, after the specPrelude below.
+// The tests in the spec_*_test.go files and the scripts of testdata (see
+// script_test.go) check the evaluator against SPEC.md: the examples of §6
+// and §7 are script chunks, those of §4.4–§5 and §8 appear as a specRow
+// {source, printed value} or {source, message, kind, line:col}. Each
+// specRow and chunk runs in a new interpreter whose task system is
+// fakeTasks, after the specPrelude below.
 
 import (
 	"bytes"
@@ -180,10 +182,6 @@ func specRowSources() []string {
 func allSpecRows() [][]specRow {
 	return [][]specRow{
 		syntaxRows, atomRows, printerRows, truthRows, equalityRows, numberRows, jsonTextRows,
-		symbolRows, operatorRows, applyRows, scopeRows, positionRows,
-		quoteRows, ifRows, condRows, andOrRows, prognRows, letRows, defineRows, lambdaRows, tryRows,
-		loopRows, clauseRows, directorRows, iterativeRows, defatomRows, atomicTaskRows, parallelRows,
-		stepRows, withContextRows, callSyntaxRows,
 		coreRows, numPrimRows, listRows, stringRows, dictRows, funcRows, taskPrimRows,
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	defineForm("step", evalStep)
+	defineForm("step", false, compileStep)
 }
 
 // stepPolicy is a step's :on-error policy (SPEC §7.17).
@@ -20,67 +20,119 @@ type stepPolicy struct {
 
 const stepPolicyHelp = "(expected fail, skip-optional, retry-once or retry N)"
 
-// parseStepPolicy reads the arguments after EXPR: nothing, or :on-error and
-// a policy (fail, skip-optional, retry-once, retry N, (retry N)).
-func (t *thread) parseStepPolicy(x *expr, rest []*expr, env *Env) (stepPolicy, error) {
-	var p stepPolicy
-	if len(rest) == 0 {
-		return p, nil
-	}
-	if !rest[0].syn.IsSymbol(":on-error") || len(rest) < 2 || len(rest) > 3 {
-		return p, errorf(x.pos(), KindArity, "'step' requires a name and an expression: (step NAME EXPR [:on-error POLICY])")
-	}
-	pol := rest[1]
-	var countExpr *expr
-	switch {
-	case pol.syn.Kind == sexp.Symbol && len(rest) == 2:
-	case pol.syn.IsSymbol("retry") && len(rest) == 3:
-		countExpr = rest[2]
-	case pol.syn.Kind == sexp.List && len(pol.syn.Items) == 2 && pol.syn.Items[0].IsSymbol("retry") && len(rest) == 2:
-		countExpr = pol.elems[1]
-	default:
-		return p, errorf(pol.pos(), KindValue, "step: unknown :on-error policy '%s' %s", policyText(rest[1:]), stepPolicyHelp)
-	}
-	if countExpr != nil {
-		v, err := t.eval(countExpr, env)
-		if err != nil {
-			return p, err
-		}
-		n, ok := v.(value.Int)
-		if !ok || n < 1 {
-			return p, errorf(countExpr.pos(), KindValue, "step: unknown :on-error policy 'retry %s' %s", v, stepPolicyHelp)
-		}
-		p.retries = int64(n)
-		return p, nil
-	}
-	switch strings.ReplaceAll(pol.syn.Str, "_", "-") {
-	case "fail":
-	case "skip-optional":
-		p.skip = true
-	case "retry-once":
-		p.retries = 1
-	default:
-		return p, errorf(pol.pos(), KindValue, "step: unknown :on-error policy '%s' %s", pol.syn.Str, stepPolicyHelp)
-	}
-	return p, nil
+const stepUsage = "'step' requires a name and an expression: (step NAME EXPR [:on-error POLICY])"
+
+// stepForm is (step NAME EXPR [:on-error POLICY]). A malformed policy
+// raises policyErr after NAME is evaluated; the count of retry N is an
+// expression evaluated then.
+type stepForm struct {
+	name, body *expr
+	policy     stepPolicy
+	policyErr  *Error
+	count      *expr
 }
 
-func policyText(xs []*expr) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = datum(x.syn).String()
+func compileStep(c *compiler, x *expr, depth int) (form, error) {
+	a := argNodes(x)
+	if len(a) < 2 {
+		return c.bad(x, newError(x.pos(), KindArity, stepUsage), depth, -1)
+	}
+	xs, err := c.exprs(a[:2], depth)
+	if err != nil {
+		return nil, err
+	}
+	f := &stepForm{name: xs[0], body: xs[1]}
+	rest := a[2:]
+	if len(rest) == 0 {
+		return f, nil
+	}
+	if !rest[0].IsSymbol(":on-error") || len(rest) < 2 || len(rest) > 3 {
+		f.policyErr = c.problem(newError(x.pos(), KindArity, stepUsage))
+		return f, nil
+	}
+	pol := rest[1]
+	var count *sexp.Node
+	switch {
+	case pol.Kind == sexp.Symbol && len(rest) == 2:
+	case pol.IsSymbol("retry") && len(rest) == 3:
+		count = rest[2]
+	case pol.Kind == sexp.List && len(pol.Items) == 2 && pol.Items[0].IsSymbol("retry") && len(rest) == 2:
+		count = pol.Items[1]
+	default:
+		f.policyErr = c.problem(errorf(pol.Pos, KindValue, "step: unknown :on-error policy '%s' %s", policyText(rest[1:]), stepPolicyHelp))
+		return f, nil
+	}
+	if count != nil {
+		if f.count, err = c.compile(count, depth+1); err != nil {
+			return nil, err
+		}
+		return f, nil
+	}
+	switch strings.ReplaceAll(pol.Str, "_", "-") {
+	case "fail":
+	case "skip-optional":
+		f.policy.skip = true
+	case "retry-once":
+		f.policy.retries = 1
+	default:
+		f.policyErr = c.problem(errorf(pol.Pos, KindValue, "step: unknown :on-error policy '%s' %s", pol.Str, stepPolicyHelp))
+	}
+	return f, nil
+}
+
+func policyText(ns []*sexp.Node) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = datum(n).String()
 	}
 	return strings.Join(parts, " ")
 }
 
+// literalName returns the name of a step written as a string literal, and
+// whether it is one.
+func (f *stepForm) literalName() (string, bool) {
+	if f.name.syn.Kind == sexp.String {
+		return f.name.syn.Str, true
+	}
+	return "", false
+}
+
+// evalPolicy returns the step's policy, evaluating the count of retry N.
+func (f *stepForm) evalPolicy(t *thread, env *Env) (stepPolicy, error) {
+	if f.policyErr != nil {
+		e := *f.policyErr
+		return stepPolicy{}, &e
+	}
+	if f.count == nil {
+		return f.policy, nil
+	}
+	v, err := t.eval(f.count, env)
+	if err != nil {
+		return stepPolicy{}, err
+	}
+	n, ok := v.(value.Int)
+	if !ok || n < 1 {
+		return stepPolicy{}, errorf(f.count.pos(), KindValue, "step: unknown :on-error policy 'retry %s' %s", v, stepPolicyHelp)
+	}
+	return stepPolicy{retries: int64(n)}, nil
+}
+
+func (f *stepForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	return evalStep(t, x, f, env)
+}
+
+func (f *stepForm) children() []*expr {
+	out := []*expr{f.name, f.body}
+	if f.count != nil {
+		out = append(out, f.count)
+	}
+	return out
+}
+
 // evalStep runs (step NAME EXPR [:on-error POLICY]) with its retry and skip
 // policy.
-func evalStep(t *thread, x *expr, env *Env) (value.Value, error) {
-	a := x.args()
-	if len(a) < 2 {
-		return nil, errorf(x.pos(), KindArity, "'step' requires a name and an expression: (step NAME EXPR [:on-error POLICY])")
-	}
-	nv, err := t.eval(a[0], env)
+func evalStep(t *thread, x *expr, f *stepForm, env *Env) (value.Value, error) {
+	nv, err := t.eval(f.name, env)
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +143,9 @@ func evalStep(t *thread, x *expr, env *Env) (value.Value, error) {
 	case value.Symbol:
 		name = string(v)
 	default:
-		return nil, errorf(a[0].pos(), KindType, "step name must be a string, got %s", nv.Type())
+		return nil, errorf(f.name.pos(), KindType, "step name must be a string, got %s", nv.Type())
 	}
-	policy, err := t.parseStepPolicy(x, a[2:], env)
+	policy, err := f.evalPolicy(t, env)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +158,7 @@ func evalStep(t *thread, x *expr, env *Env) (value.Value, error) {
 	end := func(status trace.Status, v value.Value, reason string, attempts int) {
 		span.End(trace.Result{Status: status, Value: v, Error: reason, Attempts: attempts}, trace.Usage{})
 	}
-	v, reason, attempts, err := t.stepAttempts(a[1], env, x, policy)
+	v, reason, attempts, err := t.stepAttempts(f.body, env, x, policy)
 	switch {
 	case err != nil:
 		end(trace.Failed, nil, firstLine(err.Error()), attempts)

@@ -9,9 +9,9 @@ import (
 )
 
 func init() {
-	defineForm("atomic-task", evalAtomicTask)
-	defineForm("direct-tool", evalDirectTool)
-	defineForm("with-context", evalWithContext)
+	defineForm("atomic-task", false, func(c *compiler, x *expr, d int) (form, error) { return compileTaskForm(c, x, d, false) })
+	defineForm("direct-tool", false, func(c *compiler, x *expr, d int) (form, error) { return compileTaskForm(c, x, d, true) })
+	defineForm("with-context", false, compileWithContext)
 	register(
 		&primitive{name: "call", min: 1, max: 2, fn: primCall},
 		&primitive{name: "task-ok?", min: 1, max: 1, fn: primTaskOK},
@@ -20,18 +20,46 @@ func init() {
 	)
 }
 
-// computedName reads the NAME of atomic-task and direct-tool: a symbol or
-// string literal as written, anything else evaluated to a string.
-func (t *thread) computedName(form string, x *expr, env *Env) (string, error) {
-	a := x.args()
+// taskForm is (atomic-task NAME arg...) or, with tool set, (direct-tool
+// NAME arg...). NAME is used as written when it is a symbol or string
+// literal (literal set), else evaluated. call is the form with NAME as its
+// head, as a task or tool call of that name reads it.
+type taskForm struct {
+	tool    bool
+	literal bool
+	call    *expr
+}
+
+func compileTaskForm(c *compiler, x *expr, depth int, tool bool) (form, error) {
+	a := argNodes(x)
 	if len(a) == 0 {
-		return "", errorf(x.pos(), KindArity, "'%s' requires a name: (%s NAME (param expr)...)", form, form)
+		return c.bad(x, errorf(x.pos(), KindArity, "'%s' requires a name: (%s NAME (param expr)...)", x.name, x.name), depth)
 	}
-	n := a[0].syn
-	if n.Kind == sexp.Symbol || n.Kind == sexp.String {
-		return n.Str, nil
+	elems, err := c.exprs(a, depth)
+	if err != nil {
+		return nil, err
 	}
-	v, err := t.eval(a[0], env)
+	f := &taskForm{tool: tool, call: &expr{op: opNamed, syn: x.syn, elems: elems}}
+	if k := a[0].Kind; k == sexp.Symbol || k == sexp.String {
+		f.literal = true
+		f.call.name = a[0].Str
+	}
+	if err := c.readCallArgs(f.call, depth); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// nameExpr returns the expression of NAME.
+func (f *taskForm) nameExpr() *expr { return f.call.elems[0] }
+
+// computedName returns the NAME of the form: as written, or evaluated to a
+// string.
+func (f *taskForm) computedName(t *thread, x *expr, env *Env) (string, error) {
+	if f.literal {
+		return f.call.name, nil
+	}
+	v, err := t.eval(f.nameExpr(), env)
 	if err != nil {
 		return "", err
 	}
@@ -41,39 +69,39 @@ func (t *thread) computedName(form string, x *expr, env *Env) (string, error) {
 	case value.Symbol:
 		return string(v), nil
 	}
-	return "", errorf(a[0].pos(), KindType, "'%s' name must evaluate to a string, got %s", form, v.Type())
+	return "", errorf(f.nameExpr().pos(), KindType, "'%s' name must evaluate to a string, got %s", x.name, v.Type())
 }
 
-func evalAtomicTask(t *thread, x *expr, env *Env) (value.Value, error) {
-	name, err := t.computedName("atomic-task", x, env)
+func (f *taskForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	name, err := f.computedName(t, x, env)
 	if err != nil {
 		return nil, err
 	}
-	rest := &expr{op: x.op, syn: x.syn, elems: x.elems[1:]}
+	if f.tool {
+		if t.in.tasks != nil && t.in.tasks.HasTool(name) {
+			return t.toolCallSyntax(name, f.call, env)
+		}
+		if _, err := f.call.namedArgs(name); err != nil {
+			return nil, err
+		}
+		return notFound("Tool '" + name + "' not found in registered executors."), nil
+	}
 	if t.in.tasks != nil {
 		if tmpl, ok := t.in.tasks.Lookup(name); ok {
-			return t.taskCallSyntax(name, tmpl, rest, env)
+			return t.taskCallSyntax(name, tmpl, f.call, env)
 		}
 	}
-	if _, err := parseCallArgs(name, rest.args()); err != nil {
+	if _, err := f.call.namedArgs(name); err != nil {
 		return nil, err
 	}
 	return notFound("Template not found: " + name), nil
 }
 
-func evalDirectTool(t *thread, x *expr, env *Env) (value.Value, error) {
-	name, err := t.computedName("direct-tool", x, env)
-	if err != nil {
-		return nil, err
+func (f *taskForm) children() []*expr {
+	if f.literal {
+		return f.call.elems[1:]
 	}
-	rest := &expr{op: x.op, syn: x.syn, elems: x.elems[1:]}
-	if t.in.tasks != nil && t.in.tasks.HasTool(name) {
-		return t.toolCallSyntax(name, rest, env)
-	}
-	if _, err := parseCallArgs(name, rest.args()); err != nil {
-		return nil, err
-	}
-	return notFound("Tool '" + name + "' not found in registered executors."), nil
+	return f.call.elems
 }
 
 // primCall is (call NAME [inputs]): a template, else a tool, by name, with a
@@ -133,20 +161,34 @@ func primError(t *thread, c *call, args []value.Value) (value.Value, error) {
 	return nil, newError(c.at(), KindUser, value.Text(args[0]))
 }
 
-// evalWithContext adds context items to the ambient context for the dynamic
-// extent of the body (SPEC §7.18, §13.3).
-func evalWithContext(t *thread, x *expr, env *Env) (value.Value, error) {
-	a := x.args()
+// withContextForm is (with-context CTX body...).
+type withContextForm struct {
+	ctx  *expr
+	body []*expr
+}
+
+func compileWithContext(c *compiler, x *expr, depth int) (form, error) {
+	a := argNodes(x)
 	if len(a) < 2 {
-		return nil, newError(x.pos(), KindArity, "'with-context' requires a context and at least one body expression: (with-context CTX body...)")
+		return c.bad(x, newError(x.pos(), KindArity, "'with-context' requires a context and at least one body expression: (with-context CTX body...)"), depth, -1)
 	}
-	ctxv, err := t.eval(a[0], env)
+	xs, err := c.exprs(a, depth)
+	if err != nil {
+		return nil, err
+	}
+	return &withContextForm{ctx: xs[0], body: xs[1:]}, nil
+}
+
+// eval adds context items to the ambient context for the dynamic extent of
+// the body (SPEC §7.18, §13.3).
+func (f *withContextForm) eval(t *thread, x *expr, env *Env) (value.Value, error) {
+	ctxv, err := t.eval(f.ctx, env)
 	if err != nil {
 		return nil, err
 	}
 	items, ok := contextItems(ctxv, 0)
 	if !ok {
-		return nil, errorf(a[0].pos(), KindType, "with-context: expected a get-context result, a match, a path or a list of them, got %s", ctxv.Type())
+		return nil, errorf(f.ctx.pos(), KindType, "with-context: expected a get-context result, a match, a path or a list of them, got %s", ctxv.Type())
 	}
 	saved := t.dyn
 	d := dynamic{}
@@ -161,7 +203,11 @@ func evalWithContext(t *thread, x *expr, env *Env) (value.Value, error) {
 	}
 	t.dyn = &d
 	defer func() { t.dyn = saved }()
-	return t.evalBody(a[1:], env)
+	return t.evalBody(f.body, env)
+}
+
+func (f *withContextForm) children() []*expr {
+	return append([]*expr{f.ctx}, f.body...)
 }
 
 // contextItems flattens a with-context argument into match dicts and path

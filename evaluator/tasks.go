@@ -62,45 +62,90 @@ type callArg struct {
 	pos  sexp.Pos
 }
 
-// parseCallArgs reads the named-argument syntax of task and tool calls
-// (SPEC §11.1).
-func parseCallArgs(task string, args []*expr) ([]callArg, error) {
+// readCallArgs reads the arguments of form x as the named-argument syntax
+// of task and tool calls (SPEC §11.1), once, when x is compiled: the
+// arguments into x.callArgs, or a malformed one into x.callErr, which makes
+// the error for the name of the task called (known when the call is made).
+// The value of a pair whose head names a special form, such as (if x), is
+// compiled here, since the pair itself was compiled as that form.
+func (c *compiler) readCallArgs(x *expr, depth int) error {
+	args := x.args()
 	out := make([]callArg, 0, len(args))
 	pairs, keywords := false, false
+	bad := func(n *sexp.Node) {
+		x.callErr = func(task string) error {
+			return errorf(n.Pos, KindValue, "Invalid argument format for task '%s'. Expected (key_symbol value_expression), got: %s", task, datum(n))
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		n := a.syn
 		switch {
 		case n.Kind == sexp.Symbol && len(n.Str) > 1 && n.Str[0] == ':':
 			if i+1 >= len(args) {
-				return nil, errorf(n.Pos, KindValue, "Invalid argument format for task '%s'. Expected (key_symbol value_expression), got: %s", task, datum(n))
+				bad(n)
+				return nil
 			}
 			keywords = true
 			out = append(out, callArg{name: n.Str[1:], x: args[i+1], pos: n.Pos})
 			i++
 		case n.Kind == sexp.List && len(n.Items) == 2 && n.Items[0].Kind == sexp.Symbol && !n.Quoted:
 			pairs = true
-			out = append(out, callArg{name: n.Items[0].Str, x: a.elems[1], pos: n.Pos})
+			v := pairValue(a)
+			if v == nil {
+				var err error
+				if v, err = c.compile(n.Items[1], depth+1); err != nil {
+					return err
+				}
+			}
+			out = append(out, callArg{name: n.Items[0].Str, x: v, pos: n.Pos})
 		default:
-			return nil, errorf(n.Pos, KindValue, "Invalid argument format for task '%s'. Expected (key_symbol value_expression), got: %s", task, datum(n))
+			bad(n)
+			return nil
 		}
 		if pairs && keywords {
-			return nil, errorf(n.Pos, KindValue, "Task '%s': do not mix (param expr) and :param expr arguments", task)
+			x.callErr = func(task string) error {
+				return errorf(n.Pos, KindValue, "Task '%s': do not mix (param expr) and :param expr arguments", task)
+			}
+			return nil
 		}
 	}
 	for i := range out {
 		for j := 0; j < i; j++ {
 			if out[j].name == out[i].name {
-				return nil, errorf(out[i].pos, KindValue, "Duplicate argument '%s' for task '%s'", out[i].name, task)
+				dup := out[i]
+				x.callErr = func(task string) error {
+					return errorf(dup.pos, KindValue, "Duplicate argument '%s' for task '%s'", dup.name, task)
+				}
+				return nil
 			}
 		}
 	}
-	return out, nil
+	x.callArgs = out
+	return nil
+}
+
+// namedArgs returns the arguments of form x read as those of a call of the
+// task or tool name.
+func (x *expr) namedArgs(name string) ([]callArg, error) {
+	if x.callErr != nil {
+		return nil, x.callErr(name)
+	}
+	return x.callArgs, nil
+}
+
+// pairValue returns the compiled expression of a (name expr) argument,
+// nil when the pair was compiled as a special form.
+func pairValue(a *expr) *expr {
+	if a.elems != nil {
+		return a.elems[1]
+	}
+	return nil
 }
 
 // taskCallSyntax evaluates (NAME (param expr) ...) for a template.
 func (t *thread) taskCallSyntax(name string, tmpl *templates.Template, x *expr, env *Env) (value.Value, error) {
-	args, err := parseCallArgs(name, x.args())
+	args, err := x.namedArgs(name)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +247,7 @@ func (t *thread) executeTask(tc *TaskCall) (value.Value, error) {
 // toolCallSyntax evaluates (TOOL (param expr) ...): the arguments become one
 // parameter dict (SPEC §11.4).
 func (t *thread) toolCallSyntax(name string, x *expr, env *Env) (value.Value, error) {
-	args, err := parseCallArgs(name, x.args())
+	args, err := x.namedArgs(name)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,9 @@
 // by an explicit stack, so nesting of any depth is read without recursion. It
 // allocates nodes in blocks and takes names and string values as substrings
 // of the text when they have no escapes. Every error is an *Error with a
-// position; the first error in reading order stops the reading.
+// position; Parse and ParseFile return the first one in reading order.
+// ParseAll keeps reading after an error, as go/scanner does, and returns an
+// ErrorList of all of them (evalrun check prints them all).
 //
 //	forms, err := sexp.ParseString("<eval>", `(list 1 "two" 'three)`)
 //	if err != nil {
@@ -50,9 +52,14 @@
 //     itself; the atom is a symbol like any atom with a backslash.
 //   - A float literal too small for float64 reads as 0 (or a subnormal); only
 //     one too large is an error.
-//   - When a text has several errors, the first one met while reading from
-//     left to right is reported. An invalid UTF-8 sequence is reported where
-//     the reader meets it, also inside strings and comments.
+//   - When a text has several errors, Parse reports the first one met while
+//     reading from left to right; ParseAll reports all, reading on after
+//     each: a stray '[', ']' or ')' is skipped, a quote before ')' is
+//     dropped, an out-of-range number reads as a symbol, an invalid UTF-8
+//     byte reads as one byte. A string without its closing quote takes the
+//     rest of the text, and nesting beyond MaxNesting stops the reading. An
+//     invalid UTF-8 sequence is reported where the reader meets it, also
+//     inside strings and comments.
 //   - A leading byte-order mark takes no column: the character after it is at
 //     column 1, and error displays leave it out.
 //   - In 'd the symbol quote is at the position of the ' and its Raw is "'".

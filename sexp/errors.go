@@ -1,6 +1,7 @@
 package sexp
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -114,4 +115,37 @@ func writeCaretLine(b *strings.Builder, line string, col int) {
 		b.WriteByte(' ')
 	}
 	b.WriteByte('^')
+}
+
+// ErrorList is the list of syntax errors of a text, in the order the
+// reader met them (ParseAll).
+type ErrorList []*Error
+
+// Error returns the first error's text, followed by "(and N more errors)"
+// when there are more.
+func (l ErrorList) Error() string {
+	switch len(l) {
+	case 0:
+		return "no errors"
+	case 1:
+		return l[0].Error()
+	}
+	return fmt.Sprintf("%s (and %d more errors)", l[0], len(l)-1)
+}
+
+// Err returns l as an error, nil when it is empty.
+func (l ErrorList) Err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	return l
+}
+
+// Unwrap returns the errors, so that errors.As finds the first *Error.
+func (l ErrorList) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
 }

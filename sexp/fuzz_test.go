@@ -26,6 +26,8 @@ func FuzzParse(f *testing.F) {
 		"(define (f x)\n  ; c\n\n\n  (if x ; t\n    (g x) (h x)))\n(f 1) (f 2)",
 		"((lambda (x) x) 1)", "( ; c\n)", "'\n; c\n(a b)",
 		"(list \"" + strings.Repeat("é", 100) + "\")",
+		// Several errors, read on after each.
+		"(a [b] 99999999999999999999 ') c)) (d \xff ; \xfe\n 1e999 '", "]] ' ) (x \"open",
 	}
 	for _, s := range seeds {
 		f.Add(s)
@@ -33,8 +35,14 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		src := NewSource("fuzz", text)
 		file, err := ParseFile(src, ParseComments)
+		_, errs := ParseAll(src, ParseComments)
+		if (err == nil) != (len(errs) == 0) || (err != nil && err != error(errs[0]) && err.Error() != errs[0].Error()) {
+			t.Fatalf("ParseFile error %v, ParseAll errors %v", err, errs)
+		}
+		for _, e := range errs {
+			checkSyntaxError(t, text, e)
+		}
 		if err != nil {
-			checkSyntaxError(t, text, err)
 			return
 		}
 		if len(file.Forms) == 0 {

@@ -52,32 +52,37 @@ type lexer struct {
 	src  *Source
 	text string
 	off  int
-	err  *Error
+	err  *Error // the first error met
+	errs ErrorList
 
 	keepComments bool
 	comments     []Comment
 }
 
-func (lx *lexer) fail(off int, msg string) {
+// fail records an error at off and returns it.
+func (lx *lexer) fail(off int, msg string) *Error {
+	e := &Error{Pos: Pos{Src: lx.src, Off: off}, Msg: msg}
 	if lx.err == nil {
-		lx.err = &Error{Pos: Pos{Src: lx.src, Off: off}, Msg: msg}
+		lx.err = e
 	}
+	lx.errs = append(lx.errs, e)
+	return e
 }
 
 // checkRune validates the code point that starts at off and returns its
-// length; on invalid UTF-8 it records the error and returns 0.
+// length; an invalid UTF-8 byte is recorded as an error and then read as
+// one byte, so that reading goes on.
 func (lx *lexer) checkRune(off int) int {
 	r, size := utf8.DecodeRuneInString(lx.text[off:])
 	if r == utf8.RuneError && size == 1 {
 		lx.fail(off, msgInvalidUTF8)
-		return 0
 	}
 	return size
 }
 
 // skipSpace moves past white space and comments, recording comments when
-// asked. It stops at the next token or at the end of the text; it returns
-// false after an error.
+// asked. It stops at the next token or at the end of the text and returns
+// true; an error in a comment (invalid UTF-8) is recorded.
 func (lx *lexer) skipSpace() bool {
 	text := lx.text
 	for lx.off < len(text) {
@@ -86,9 +91,7 @@ func (lx *lexer) skipSpace() bool {
 		case byteClass[c] == classSpace:
 			lx.off++
 		case c == ';':
-			if !lx.skipComment() {
-				return false
-			}
+			lx.skipComment()
 		default:
 			return true
 		}
@@ -98,7 +101,7 @@ func (lx *lexer) skipSpace() bool {
 
 // skipComment moves past the comment that starts at lx.off, up to its line
 // feed.
-func (lx *lexer) skipComment() bool {
+func (lx *lexer) skipComment() {
 	start := lx.off
 	end := len(lx.text)
 	if i := strings.IndexByte(lx.text[start:], '\n'); i >= 0 {
@@ -107,11 +110,7 @@ func (lx *lexer) skipComment() bool {
 	body := lx.text[start:end]
 	if !utf8.ValidString(body) {
 		for i := 0; i < len(body); {
-			size := lx.checkRune(start + i)
-			if size == 0 {
-				return false
-			}
-			i += size
+			i += lx.checkRune(start + i)
 		}
 	}
 	lx.off = end
@@ -125,7 +124,6 @@ func (lx *lexer) skipComment() bool {
 			Text: body,
 		})
 	}
-	return true
 }
 
 // stringSpecial marks the bytes that scanString must look at: the closing
@@ -171,15 +169,11 @@ func (lx *lexer) scanString() (value string, ok bool) {
 			}
 			i++
 		default: // the first byte of a non-ASCII code point
-			size := lx.checkRune(i)
-			if size == 0 {
-				return "", false
-			}
-			i += size
+			i += lx.checkRune(i)
 		}
 	}
-	lx.fail(start, msgUnterminated)
-	lx.err.Incomplete = true
+	lx.fail(start, msgUnterminated).Incomplete = true
+	lx.off = len(text)
 	return "", false
 }
 
@@ -245,18 +239,12 @@ loop:
 			if i < len(text) {
 				if text[i] < utf8.RuneSelf {
 					i++
-				} else if size := lx.checkRune(i); size > 0 {
-					i += size
 				} else {
-					return "", false, false
+					i += lx.checkRune(i)
 				}
 			}
 		case classHigh:
-			size := lx.checkRune(i)
-			if size == 0 {
-				return "", false, false
-			}
-			i += size
+			i += lx.checkRune(i)
 		default:
 			break loop
 		}

@@ -42,23 +42,38 @@ func ParseString(name, text string) ([]*Node, error) {
 }
 
 // ParseFile reads all top-level forms of src and, as mode asks, its comments.
-// Every error returned is an *Error; the first error in reading order stops the
-// reading. A nil src reads as an empty text.
+// Every error returned is an *Error: the first one met in reading order (see
+// ParseAll for all of them). A nil src reads as an empty text.
 //
 // The reader keeps its own stack instead of recursing, so any depth of nesting
 // is read. Nodes are allocated in blocks and atom texts are substrings of
 // src.Text, so any node kept keeps the whole text and its block alive.
 func ParseFile(src *Source, mode Mode) (*File, error) {
+	f, errs := ParseAll(src, mode)
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return f, nil
+}
+
+// ParseAll is ParseFile that keeps reading after an error, as go/scanner
+// does, and returns every syntax error of the text in the order met, with
+// the forms read (those that hold an error may be incomplete: an atom that
+// is out of range reads as a symbol, a stray bracket or ')' is skipped). It
+// stops at a string without its closing quote, which takes the rest of the
+// text, and at nesting deeper than MaxNesting. The File is nil when there is
+// an error.
+func ParseAll(src *Source, mode Mode) (*File, ErrorList) {
 	if src == nil {
 		src = &Source{}
 	}
 	p := newParser(src, mode)
 	forms := p.parse()
-	if p.lx.err != nil {
-		return nil, p.lx.err
+	if len(p.lx.errs) > 0 {
+		return nil, p.lx.errs
 	}
 	if len(forms) == 0 && mode&AllowEmpty == 0 {
-		return nil, &Error{Pos: Pos{Src: src}, Msg: msgEmptyProgram}
+		return nil, ErrorList{{Pos: Pos{Src: src}, Msg: msgEmptyProgram}}
 	}
 	return &File{Src: src, Forms: forms, Comments: p.lx.comments}, nil
 }
@@ -91,8 +106,8 @@ func newParser(src *Source, mode Mode) *parser {
 	return p
 }
 
-// parse reads the top-level forms; on error it returns nil and p.lx.err is
-// set.
+// parse reads the top-level forms, recording errors in p.lx and going on
+// after those it can step over.
 func (p *parser) parse() []*Node {
 	var forms []*Node
 	lx := &p.lx
@@ -117,24 +132,23 @@ func (p *parser) parse() []*Node {
 			}
 			continue
 		case ')':
-			n = p.closeList()
+			if n = p.closeList(); n == none {
+				continue
+			}
 		case '[', ']':
 			lx.fail(start, msgSquareBrackets)
-			n = none
+			lx.off++
+			continue
 		case '"':
-			n = p.readString()
+			if n = p.readString(); n == none {
+				return forms // the rest of the text is the unterminated string
+			}
 		default:
 			n = p.readAtom()
-		}
-		if n == none {
-			return nil
 		}
 		if n = p.complete(n); n != none {
 			forms = append(forms, p.alloc.at(n))
 		}
-	}
-	if lx.err != nil {
-		return nil
 	}
 	if len(p.stack) > 0 {
 		top := p.stack[len(p.stack)-1]
@@ -142,9 +156,7 @@ func (p *parser) parse() []*Node {
 		if top.quote {
 			msg = msgQuoteNoDatum
 		}
-		lx.fail(top.open, msg)
-		lx.err.Incomplete = true
-		return nil
+		lx.fail(top.open, msg).Incomplete = true
 	}
 	return forms
 }
@@ -183,16 +195,22 @@ func (p *parser) quoted(open, d int) int {
 }
 
 // closeList ends the innermost open list at the ')' at lx.off and returns its
-// node index.
+// node index. A ')' without an open list is an error and skipped; quotes
+// waiting for a datum before it are an error and dropped, and none is
+// returned without consuming the ')'.
 func (p *parser) closeList() int {
 	lx := &p.lx
 	if len(p.stack) == 0 {
 		lx.fail(lx.off, msgUnexpectedRP)
+		lx.off++
 		return none
 	}
 	top := p.stack[len(p.stack)-1]
 	if top.quote {
 		lx.fail(top.open, msgQuoteNoDatum)
+		for len(p.stack) > 0 && p.stack[len(p.stack)-1].quote {
+			p.stack = p.stack[:len(p.stack)-1]
+		}
 		return none
 	}
 	p.stack = p.stack[:len(p.stack)-1]
@@ -226,10 +244,7 @@ func (p *parser) readString() int {
 func (p *parser) readAtom() int {
 	lx := &p.lx
 	start := lx.off
-	raw, escaped, ok := lx.scanAtom()
-	if !ok {
-		return none
-	}
+	raw, escaped, _ := lx.scanAtom()
 	n, i := p.alloc.node()
 	n.Pos, n.End, n.Raw = Pos{Src: lx.src, Off: start}, lx.off, raw
 	if escaped {
@@ -239,7 +254,7 @@ func (p *parser) readAtom() int {
 	kind, iv, fv, msg := classifyAtom(raw)
 	if msg != "" {
 		lx.fail(start, msg)
-		return none
+		kind = Symbol // read on; the program does not run
 	}
 	switch n.Kind = kind; kind {
 	case Symbol:

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/evalrun/evalrun/engine"
-	"github.com/evalrun/evalrun/templates"
 )
 
 // agentFlags are the flags of run, eval, task and repl about agents,
@@ -226,7 +225,7 @@ func table(rows [][]string) string {
 // assetsListing is the last group of `templates list` (SPEC §22.7): the
 // asset templates, which are not active until added.
 func assetsListing(nameW int) string {
-	assets := templates.Assets()
+	assets := engine.Assets()
 	var b strings.Builder
 	fmt.Fprintf(&b, "assets (%d) (not active; add with: evalrun templates add NAME)\n", len(assets))
 	for _, x := range assets {

@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/evalrun/evalrun/evaluator"
-	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/engine"
 )
 
 // check implements "evalrun check FILE..." (SPEC §17.4): the configuration
@@ -16,7 +15,8 @@ import (
 // "warning:") with the source line and a caret: template validation
 // problems, templates hidden by a special form, primitive or tool, and the
 // problems of the program, calls of templates with unknown or missing
-// inputs included. Each file without errors prints "FILE: ok" on stdout.
+// inputs included; after ten errors in a file, "too many errors" ends its
+// report. Each file without errors prints "FILE: ok" on stdout.
 // The exit code is 3 when there is any error, 2 when a file cannot be read,
 // the configuration is invalid or a --set option is malformed.
 func (a *app) check(files, setOpts, dirs []string) int {
@@ -42,35 +42,12 @@ func (a *app) check(files, setOpts, dirs []string) int {
 			code = exitSyntax
 		}
 	}
-	tasks := evaluator.NewTaskSystem(ws.Registry(), nil)
-	tasks.Tools = ws.Tools()
-
-	// Read every file; a file with a syntax error is reported and left out.
-	var forms []*sexp.Node
-	errs := map[*sexp.Source]int{}
-	syntax := map[*sexp.Source]bool{}
-	for _, src := range srcs {
-		fs, err := sexp.Parse(src)
-		if err != nil {
-			if se, ok := err.(*sexp.Error); ok {
-				io.WriteString(a.stderr, sexp.FormatDiagnostic(se.Pos, evaluator.SeverityError, se.Msg))
-			} else {
-				a.errorf("%s: %v", src.Name, err)
-			}
-			syntax[src] = true
-			continue
-		}
-		forms = append(forms, fs...)
-	}
-	diags := evaluator.Check(forms, evaluator.CheckOptions{Tasks: tasks, Globals: setNames(sets)})
-	for _, d := range diags {
+	res := engine.Check(ws, srcs, engine.CheckOptions{Globals: setNames(sets)})
+	for _, d := range res.Diagnostics {
 		io.WriteString(a.stderr, d.DisplaySeverity())
-		if d.Severity == evaluator.SeverityError {
-			errs[d.Pos.Src]++
-		}
 	}
 	for _, src := range srcs {
-		if syntax[src] || errs[src] > 0 {
+		if res.Failed[src] {
 			code = exitSyntax
 			continue
 		}
