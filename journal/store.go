@@ -135,6 +135,9 @@ func (s *Store) init() error {
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return err
 	}
+	if err := addPromptColumns(ctx, tx); err != nil {
+		return err
+	}
 	var version int
 	err = tx.QueryRowContext(ctx, "SELECT version FROM schema_version").Scan(&version)
 	switch {

@@ -484,8 +484,12 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskJournal) *va
 	// (7) The request hash, under which the journal records the call.
 	if j != nil {
 		j.session = session
-		hash := handler.RequestHash(session.NextRequest())
+		first := session.NextRequest()
+		hash := handler.RequestHash(first)
 		j.rec = e.opts.Journal.BeginTask(ctx, t.Name, hash, inputsDict(inputs))
+		if pr, ok := j.rec.(PromptRecorder); ok {
+			pr.SetPrompt(first.System, user)
+		}
 		notes.Set("task_id", value.String(j.rec.TaskID()))
 		j.rec.Running()
 		if r, u, turns, ok := e.opts.Journal.Replay(t.Name, hash); ok {

@@ -1,0 +1,63 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// The prompt columns are added to the calls table of a journal that lacks
+// them (a journal written before they existed); both are NULL for calls
+// that sent no prompt (steps, tools, calls that failed before rendering).
+var promptColumns = []string{"system_prompt", "user_prompt"}
+
+// addPromptColumns adds the prompt columns when the calls table lacks them.
+// It runs inside init's transaction.
+func addPromptColumns(ctx context.Context, tx *sql.Tx) error {
+	have, err := tableColumns(ctx, tx, "calls")
+	if err != nil {
+		return err
+	}
+	for _, c := range promptColumns {
+		if have[c] {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "ALTER TABLE calls ADD COLUMN "+c+" TEXT"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tableColumns returns the names of the columns of table.
+func tableColumns(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, table string) (map[string]bool, error) {
+	rows, err := q.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		cols[name] = true
+	}
+	return cols, rows.Err()
+}
+
+// SetPrompt records the prompt a task call sent to its model or agent:
+// the system prompt and the user message of its first request (SPEC §24.1
+// shows them). It may be called once the call has begun.
+func (c *Call) SetPrompt(system, user string) error {
+	s := c.run.store
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if _, err := s.db.Exec("UPDATE calls SET system_prompt = ?, user_prompt = ? WHERE id = ?", system, user, c.id); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return nil
+}
