@@ -21,6 +21,7 @@ type cli struct {
 	Context   contextCmd   `cmd:"" help:"Look up the files of the memory index that match QUERY."`
 	Runs      runsCmd      `cmd:"" help:"List the recent runs of the journal .evalrun/journal.db, newest first."`
 	Status    statusCmd    `cmd:"" help:"Show a run of the journal as a tree of its steps, tasks and tools, with the current position."`
+	Serve     serveCmd     `cmd:"" help:"Serve a local, read-only web page over the runs, plans and templates (default 127.0.0.1:7700)."`
 }
 
 // evalFlags are the flags shared by run, eval, task and repl.

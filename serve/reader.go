@@ -1,0 +1,424 @@
+package serve
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+// reader reads the journal through a read-only connection pool (mode=ro,
+// query_only, a busy timeout): the viewer never takes a write lock, so a
+// run is never kept waiting by a page (SPEC §24.3). The database is opened
+// lazily, so a viewer started before the first run shows the runs once the
+// journal appears.
+type reader struct {
+	path string
+
+	mu   sync.Mutex
+	db   *sql.DB
+	cols map[string]bool // the calls table's optional columns present
+}
+
+// errNoJournal is returned while the journal file does not exist.
+var errNoJournal = errors.New("no journal yet")
+
+func newReader(path string) *reader { return &reader{path: path} }
+
+// readOnlyDSN is the DSN of a read-only connection to the database at path.
+func readOnlyDSN(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	for _, p := range []string{"busy_timeout(5000)", "query_only(1)"} {
+		q.Add("_pragma", p)
+	}
+	return "file:" + (&url.URL{Path: filepath.ToSlash(abs)}).EscapedPath() + "?" + q.Encode(), nil
+}
+
+// open returns the connection pool, opening it on first use.
+func (r *reader) open() (*sql.DB, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.db != nil {
+		return r.db, nil
+	}
+	if _, err := os.Stat(r.path); errors.Is(err, fs.ErrNotExist) {
+		return nil, errNoJournal
+	}
+	dsn, err := readOnlyDSN(r.path)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("journal %s: %w", r.path, err)
+	}
+	db.SetMaxOpenConns(8)
+	db.SetMaxIdleConns(4)
+	cols := map[string]bool{}
+	rows, err := db.Query("SELECT name FROM pragma_table_info('calls')")
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal %s: %w", r.path, err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err == nil {
+			cols[name] = true
+		}
+	}
+	rows.Close()
+	if len(cols) == 0 { // created but not yet initialised by a run
+		db.Close()
+		return nil, errNoJournal
+	}
+	r.db, r.cols = db, cols
+	return db, nil
+}
+
+func (r *reader) close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.db == nil {
+		return nil
+	}
+	err := r.db.Close()
+	r.db = nil
+	return err
+}
+
+// has reports whether the calls table has the optional column name.
+func (r *reader) has(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cols[name]
+}
+
+// costExpr is the SQL expression of a call's cost in US dollars: the cost
+// column where the journal has one, else notes.cost_usd of its result.
+func (r *reader) costExpr(alias string) string {
+	j := "json_extract(CASE WHEN json_valid(" + alias + ".result) THEN " + alias + ".result END, '$.notes.cost_usd')"
+	if r.has("cost_usd") {
+		return "COALESCE(" + alias + ".cost_usd, " + j + ")"
+	}
+	return j
+}
+
+// RunFilter selects runs for the runs list.
+type RunFilter struct {
+	// Status keeps runs with this status ("" for all).
+	Status string
+	// Text keeps runs whose id, workflow or error contains it (case-insensitive).
+	Text string
+	// Limit and Offset page the list (Limit <= 0: all).
+	Limit, Offset int
+}
+
+// runRow is a run as the viewer reads it.
+type runRow struct {
+	ID, Workflow, SHA, Status, ResumedFrom, Error string
+	Args, Final                                   json.RawMessage
+	Started                                       int64
+	Finished, Last                                sql.NullInt64
+	Calls, CostUnknown                            int
+	Tokens                                        int64
+	Cost                                          sql.NullFloat64
+}
+
+func (r *reader) runSelect() string {
+	cost := r.costExpr("c")
+	return `SELECT r.id, r.workflow, r.workflow_sha, r.arguments, r.status, r.resumed_from, r.started_at, r.finished_at,
+	r.final, r.error,
+	(SELECT COUNT(*) FROM calls c WHERE c.run_id = r.id AND c.status <> 'pending'),
+	(SELECT COALESCE(SUM(c.input_tokens + c.output_tokens), 0) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task'),
+	(SELECT MAX(COALESCE(c.finished_at, c.started_at)) FROM calls c WHERE c.run_id = r.id),
+	(SELECT SUM(` + cost + `) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task'),
+	(SELECT COUNT(*) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task' AND c.finished_at IS NOT NULL AND ` + cost + ` IS NULL)
+	FROM runs r`
+}
+
+func scanRunRow(sc interface{ Scan(...any) error }) (*runRow, error) {
+	var x runRow
+	var args, final sql.NullString
+	if err := sc.Scan(&x.ID, &x.Workflow, &x.SHA, &args, &x.Status, &x.ResumedFrom, &x.Started, &x.Finished, &final,
+		&x.Error, &x.Calls, &x.Tokens, &x.Last, &x.Cost, &x.CostUnknown); err != nil {
+		return nil, err
+	}
+	x.Args, x.Final = rawJSON(args), rawJSON(final)
+	return &x, nil
+}
+
+// rawJSON is stored JSON text passed through unchanged; NULL (or text that
+// is not JSON) becomes nil, shown as null.
+func rawJSON(s sql.NullString) json.RawMessage {
+	if !s.Valid || !json.Valid([]byte(s.String)) {
+		return nil
+	}
+	return json.RawMessage(s.String)
+}
+
+// runs lists runs newest first, with the total number matching f.
+func (r *reader) runs(ctx context.Context, f RunFilter) ([]*runRow, int, error) {
+	db, err := r.open()
+	if errors.Is(err, errNoJournal) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	var where []string
+	var args []any
+	if f.Status != "" {
+		where = append(where, "r.status = ?")
+		args = append(args, f.Status)
+	}
+	if t := strings.TrimSpace(f.Text); t != "" {
+		pat := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(t) + "%"
+		where = append(where, `(r.id LIKE ? ESCAPE '\' OR r.workflow LIKE ? ESCAPE '\' OR r.error LIKE ? ESCAPE '\')`)
+		args = append(args, pat, pat, pat)
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	var total int
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM runs r"+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("journal: %w", err)
+	}
+	q := r.runSelect() + cond + " ORDER BY r.started_at DESC, r.id DESC"
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
+	}
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("journal: %w", err)
+	}
+	defer rows.Close()
+	out := []*runRow{}
+	for rows.Next() {
+		x, err := scanRunRow(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("journal: %w", err)
+		}
+		out = append(out, x)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("journal: %w", err)
+	}
+	return out, total, nil
+}
+
+// errNotFound is a run, call, plan or template that does not exist.
+var errNotFound = errors.New("not found")
+
+// run returns the run with exactly this id.
+func (r *reader) run(ctx context.Context, id string) (*runRow, error) {
+	db, err := r.open()
+	if errors.Is(err, errNoJournal) {
+		return nil, fmt.Errorf("run %s: %w", id, errNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	x, err := scanRunRow(db.QueryRowContext(ctx, r.runSelect()+" WHERE r.id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("run %s: %w", id, errNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	return x, nil
+}
+
+// callRow is a call as the viewer reads it. Inputs and Result are the
+// stored JSON (nil in the summary form), the other fields are extracted
+// from the result by SQLite's JSON functions.
+type callRow struct {
+	ID, Parent                     int64
+	Seq, ParentSeq                 int
+	Kind, Name, Status, InputHash  string
+	Error                          string
+	Attempts, Turns                int
+	InputTokens, OutputTokens      int64
+	Replayed                       bool
+	Started, Finished              sql.NullInt64
+	Inputs, Result                 json.RawMessage
+	ResultStatus, TemplateSource   sql.NullString
+	Provider, Model, Executor      sql.NullString
+	ErrType, ErrReason, ErrMessage sql.NullString
+	ErrResource                    sql.NullString
+	ErrUsed, ErrLimit              sql.NullString
+	Content                        sql.NullString // the result content of a FAILED result (the summary form)
+	Cost                           sql.NullFloat64
+	SystemPrompt, UserPrompt       sql.NullString
+}
+
+// callSelect is the query of calls; full adds inputs, result and prompts.
+func (r *reader) callSelect(full bool) string {
+	res := "(CASE WHEN json_valid(c.result) THEN c.result END)"
+	x := func(path string) string { return "json_extract(" + res + ", '" + path + "')" }
+	cols := []string{
+		"c.id", "COALESCE(c.parent_id, 0)", "c.seq", "COALESCE(p.seq, 0)", "c.kind", "c.name", "c.status",
+		"c.input_hash", "c.error", "c.attempts", "c.turns", "c.input_tokens", "c.output_tokens", "c.replayed",
+		"c.started_at", "c.finished_at",
+		x("$.status"), x("$.notes.template_source"), x("$.notes.provider"), x("$.notes.model"), x("$.notes.executor"),
+		x("$.notes.error.type"), x("$.notes.error.reason"), x("$.notes.error.message"), x("$.notes.error.resource"),
+		"CAST(" + x("$.notes.error.metrics.used") + " AS TEXT)", "CAST(" + x("$.notes.error.metrics.limit") + " AS TEXT)",
+		"CASE WHEN " + x("$.status") + " = 'FAILED' THEN substr(" + x("$.content") + ", 1, 400) END",
+		r.costExpr("c"),
+	}
+	if full {
+		cols = append(cols, "c.inputs", "c.result")
+		if r.has("system_prompt") && r.has("user_prompt") {
+			cols = append(cols, "c.system_prompt", "c.user_prompt")
+		} else {
+			cols = append(cols, "NULL", "NULL")
+		}
+	}
+	return "SELECT " + strings.Join(cols, ", ") + " FROM calls c LEFT JOIN calls p ON p.id = c.parent_id"
+}
+
+func scanCall(sc interface{ Scan(...any) error }, full bool) (*callRow, error) {
+	var c callRow
+	dest := []any{&c.ID, &c.Parent, &c.Seq, &c.ParentSeq, &c.Kind, &c.Name, &c.Status, &c.InputHash, &c.Error,
+		&c.Attempts, &c.Turns, &c.InputTokens, &c.OutputTokens, &c.Replayed, &c.Started, &c.Finished,
+		&c.ResultStatus, &c.TemplateSource, &c.Provider, &c.Model, &c.Executor,
+		&c.ErrType, &c.ErrReason, &c.ErrMessage, &c.ErrResource, &c.ErrUsed, &c.ErrLimit, &c.Content, &c.Cost}
+	var inputs, result sql.NullString
+	if full {
+		dest = append(dest, &inputs, &result, &c.SystemPrompt, &c.UserPrompt)
+	}
+	if err := sc.Scan(dest...); err != nil {
+		return nil, err
+	}
+	c.Inputs, c.Result = rawJSON(inputs), rawJSON(result)
+	return &c, nil
+}
+
+// calls returns the calls of a run in seq order; full adds inputs, result
+// and prompts. since > 0 keeps the calls begun, started or finished at or
+// after that time (UnixNano) or with a seq above afterSeq.
+func (r *reader) calls(ctx context.Context, runID string, full bool, since int64, afterSeq int) ([]*callRow, error) {
+	db, err := r.open()
+	if errors.Is(err, errNoJournal) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	q := r.callSelect(full) + " WHERE c.run_id = ?"
+	args := []any{runID}
+	if since > 0 {
+		q += " AND (c.seq > ? OR c.started_at >= ? OR c.finished_at >= ?)"
+		args = append(args, afterSeq, since, since)
+	}
+	rows, err := db.QueryContext(ctx, q+" ORDER BY c.seq", args...)
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	defer rows.Close()
+	var out []*callRow
+	for rows.Next() {
+		c, err := scanCall(rows, full)
+		if err != nil {
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	return out, nil
+}
+
+// call returns one call of a run, by seq, with inputs, result and prompts.
+func (r *reader) call(ctx context.Context, runID string, seq int) (*callRow, error) {
+	db, err := r.open()
+	if errors.Is(err, errNoJournal) {
+		return nil, fmt.Errorf("call %s/%d: %w", runID, seq, errNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := scanCall(db.QueryRowContext(ctx, r.callSelect(true)+" WHERE c.run_id = ? AND c.seq = ?", runID, seq), true)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("call %s/%d: %w", runID, seq, errNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	return c, nil
+}
+
+// shape is the (seq, parent, status) of every call of a run: enough to
+// find the current position after a change.
+func (r *reader) shape(ctx context.Context, runID string) ([]*callRow, error) {
+	db, err := r.open()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, "SELECT id, COALESCE(parent_id, 0), seq, status FROM calls WHERE run_id = ? ORDER BY seq", runID)
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	defer rows.Close()
+	var out []*callRow
+	for rows.Next() {
+		var c callRow
+		if err := rows.Scan(&c.ID, &c.Parent, &c.Seq, &c.Status); err != nil {
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+		out = append(out, &c)
+	}
+	return out, rows.Err()
+}
+
+// changedRuns returns the ids of the runs that may have changed since the
+// time since (UnixNano): runs still running, and runs started or finished
+// since then.
+func (r *reader) changedRuns(ctx context.Context, since int64) ([]string, error) {
+	db, err := r.open()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT id FROM runs WHERE status = 'running' OR started_at >= ? OR finished_at >= ?
+		ORDER BY started_at DESC LIMIT 200`, since, since)
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// dataVersion returns PRAGMA data_version on conn: it changes whenever
+// another connection commits to the database.
+func dataVersion(ctx context.Context, conn *sql.Conn) (int64, error) {
+	var v int64
+	err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v)
+	return v, err
+}
+
+// nowNano is the clock of the watermarks; tests may replace it.
+var nowNano = func() int64 { return time.Now().UnixNano() }
