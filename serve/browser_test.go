@@ -48,7 +48,9 @@ func TestMain(m *testing.M) {
 	if chromiumPath() == "" && !testing.Short() {
 		fmt.Fprintf(os.Stderr, "serve: browser tests skipped: Chromium not found (install it: %s)\n", chromiumInstall)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	cleanupBig()
+	os.Exit(code)
 }
 
 // artifactDir is where screenshots go: $EVALRUN_ARTIFACTS, else a

@@ -149,18 +149,19 @@ func nodeJSON(c *callRow, runStart int64) *NodeJSON {
 		Inputs: orNull(c.Inputs), Result: orNull(c.Result), Error: strings.TrimSpace(c.Error), Attempts: c.Attempts,
 		InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, Turns: c.Turns, Replayed: c.Replayed,
 		StartedAt: timeJSON(c.Started.Int64, c.Started.Valid), FinishedAt: timeJSON(c.Finished.Int64, c.Finished.Valid),
-		Children: []*NodeJSON{}, Parent: c.ParentSeq, TemplateSource: c.TemplateSource.String,
+		Children: []*NodeJSON{}, Parent: c.ParentSeq, TemplateSource: c.Info.Notes.TemplateSource,
 	}
+	notes := &c.Info.Notes
 	switch {
-	case c.Executor.String != "":
-		n.Executor = c.Executor.String
-	case c.Provider.String != "" && c.Model.String != "":
-		n.Executor = c.Provider.String + ":" + c.Model.String
-	case c.Provider.String != "":
-		n.Executor = c.Provider.String
+	case notes.Executor != "":
+		n.Executor = notes.Executor
+	case notes.Provider != "" && notes.Model != "":
+		n.Executor = notes.Provider + ":" + notes.Model
+	case notes.Provider != "":
+		n.Executor = notes.Provider
 	}
-	if c.Cost.Valid {
-		v := c.Cost.Float64
+	if notes.CostUSD != nil {
+		v := *notes.CostUSD
 		n.CostUSD = &v
 	}
 	if c.Status == journal.StatusFailed {
@@ -187,23 +188,45 @@ const summaryWidth = 60
 // §16.3): `RESOURCE_EXHAUSTION turns (10/10)`, `REASON: MESSAGE`, else the
 // error's first line.
 func failureSummary(c *callRow) string {
-	if c.ErrType.String == "RESOURCE_EXHAUSTION" {
-		s := "RESOURCE_EXHAUSTION " + c.ErrResource.String
-		if c.ErrUsed.Valid && c.ErrLimit.Valid {
-			s += " (" + c.ErrUsed.String + "/" + c.ErrLimit.String + ")"
+	e := c.Info.Notes.Error
+	if e == nil {
+		e = &struct {
+			Type     string `json:"type"`
+			Reason   string `json:"reason"`
+			Message  string `json:"message"`
+			Resource string `json:"resource"`
+			Metrics  *struct {
+				Used  json.RawMessage `json:"used"`
+				Limit json.RawMessage `json:"limit"`
+			} `json:"metrics"`
+		}{}
+	}
+	if e.Type == "RESOURCE_EXHAUSTION" {
+		s := "RESOURCE_EXHAUSTION " + e.Resource
+		if m := e.Metrics; m != nil && m.Used != nil && m.Limit != nil {
+			s += " (" + jsonText(m.Used) + "/" + jsonText(m.Limit) + ")"
 		}
 		return s
 	}
-	if c.ErrReason.String != "" && c.Error == "" {
-		return c.ErrReason.String + ": " + firstLine(c.ErrMessage.String, summaryWidth)
+	if e.Reason != "" && c.Error == "" {
+		return e.Reason + ": " + firstLine(e.Message, summaryWidth)
 	}
 	switch {
 	case c.Error != "":
 		return firstLine(c.Error, summaryWidth)
-	case c.ErrMessage.String != "":
-		return firstLine(c.ErrMessage.String, summaryWidth)
+	case e.Message != "":
+		return firstLine(e.Message, summaryWidth)
 	}
-	return firstLine(c.Content.String, summaryWidth)
+	return firstLine(c.Info.Content, summaryWidth)
+}
+
+// jsonText is a JSON scalar as text: a string without its quotes.
+func jsonText(m json.RawMessage) string {
+	var s string
+	if json.Unmarshal(m, &s) == nil {
+		return s
+	}
+	return string(m)
 }
 
 // firstLine returns the first line of s cut to max code points, with " …"

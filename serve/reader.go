@@ -28,6 +28,10 @@ type reader struct {
 	mu   sync.Mutex
 	db   *sql.DB
 	cols map[string]bool // the calls table's optional columns present
+
+	cmu   sync.Mutex // guards the caches
+	cache map[int64]cachedInfo
+	costs map[string]cachedCost
 }
 
 // errNoJournal is returned while the journal file does not exist.
@@ -108,16 +112,6 @@ func (r *reader) has(name string) bool {
 	return r.cols[name]
 }
 
-// costExpr is the SQL expression of a call's cost in US dollars: the cost
-// column where the journal has one, else notes.cost_usd of its result.
-func (r *reader) costExpr(alias string) string {
-	j := "json_extract(CASE WHEN json_valid(" + alias + ".result) THEN " + alias + ".result END, '$.notes.cost_usd')"
-	if r.has("cost_usd") {
-		return "COALESCE(" + alias + ".cost_usd, " + j + ")"
-	}
-	return j
-}
-
 // RunFilter selects runs for the runs list.
 type RunFilter struct {
 	// Status keeps runs with this status ("" for all).
@@ -140,14 +134,11 @@ type runRow struct {
 }
 
 func (r *reader) runSelect() string {
-	cost := r.costExpr("c")
 	return `SELECT r.id, r.workflow, r.workflow_sha, r.arguments, r.status, r.resumed_from, r.started_at, r.finished_at,
 	r.final, r.error,
 	(SELECT COUNT(*) FROM calls c WHERE c.run_id = r.id AND c.status <> 'pending'),
 	(SELECT COALESCE(SUM(c.input_tokens + c.output_tokens), 0) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task'),
-	(SELECT MAX(COALESCE(c.finished_at, c.started_at)) FROM calls c WHERE c.run_id = r.id),
-	(SELECT SUM(` + cost + `) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task'),
-	(SELECT COUNT(*) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task' AND c.finished_at IS NOT NULL AND ` + cost + ` IS NULL)
+	(SELECT MAX(COALESCE(c.finished_at, c.started_at)) FROM calls c WHERE c.run_id = r.id)
 	FROM runs r`
 }
 
@@ -155,7 +146,7 @@ func scanRunRow(sc interface{ Scan(...any) error }) (*runRow, error) {
 	var x runRow
 	var args, final sql.NullString
 	if err := sc.Scan(&x.ID, &x.Workflow, &x.SHA, &args, &x.Status, &x.ResumedFrom, &x.Started, &x.Finished, &final,
-		&x.Error, &x.Calls, &x.Tokens, &x.Last, &x.Cost, &x.CostUnknown); err != nil {
+		&x.Error, &x.Calls, &x.Tokens, &x.Last); err != nil {
 		return nil, err
 	}
 	x.Args, x.Final = rawJSON(args), rawJSON(final)
@@ -219,14 +210,52 @@ func (r *reader) runs(ctx context.Context, f RunFilter) ([]*runRow, int, error) 
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("journal: %w", err)
 	}
+	rows.Close()
+	for _, x := range out {
+		if err := r.runCost(ctx, x); err != nil {
+			return nil, 0, err
+		}
+	}
 	return out, total, nil
 }
 
 // errNotFound is a run, call, plan or template that does not exist.
 var errNotFound = errors.New("not found")
 
-// run returns the run with exactly this id.
+// run returns the run with exactly this id, with its cost.
 func (r *reader) run(ctx context.Context, id string) (*runRow, error) {
+	x, err := r.runOnly(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.runCost(ctx, x); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// costFrom sets a run's cost from its calls (SPEC §14.9), read already.
+func costFrom(x *runRow, calls []*callRow) {
+	var sum float64
+	known, unknown := false, 0
+	for _, c := range calls {
+		if c.Kind != "task" {
+			continue
+		}
+		switch {
+		case c.Info.Notes.CostUSD != nil:
+			sum += *c.Info.Notes.CostUSD
+			known = true
+		case c.Finished.Valid:
+			unknown++
+		}
+	}
+	x.Cost = sql.NullFloat64{Float64: sum, Valid: known}
+	x.CostUnknown = unknown
+}
+
+// runOnly returns the run with exactly this id, without its cost.
+func (r *reader) runOnly(ctx context.Context, id string) (*runRow, error) {
 	db, err := r.open()
 	if errors.Is(err, errNoJournal) {
 		return nil, fmt.Errorf("run %s: %w", id, errNotFound)
@@ -245,44 +274,36 @@ func (r *reader) run(ctx context.Context, id string) (*runRow, error) {
 }
 
 // callRow is a call as the viewer reads it. Inputs and Result are the
-// stored JSON (nil in the summary form), the other fields are extracted
-// from the result by SQLite's JSON functions.
+// stored JSON (nil in the summary form); Info is what the viewer reads out
+// of the result.
 type callRow struct {
-	ID, Parent                     int64
-	Seq, ParentSeq                 int
-	Kind, Name, Status, InputHash  string
-	Error                          string
-	Attempts, Turns                int
-	InputTokens, OutputTokens      int64
-	Replayed                       bool
-	Started, Finished              sql.NullInt64
-	Inputs, Result                 json.RawMessage
-	ResultStatus, TemplateSource   sql.NullString
-	Provider, Model, Executor      sql.NullString
-	ErrType, ErrReason, ErrMessage sql.NullString
-	ErrResource                    sql.NullString
-	ErrUsed, ErrLimit              sql.NullString
-	Content                        sql.NullString // the result content of a FAILED result (the summary form)
-	Cost                           sql.NullFloat64
-	SystemPrompt, UserPrompt       sql.NullString
+	ID, Parent                    int64
+	Seq, ParentSeq                int
+	Kind, Name, Status, InputHash string
+	Error                         string
+	Attempts, Turns               int
+	InputTokens, OutputTokens     int64
+	Replayed                      bool
+	Started, Finished             sql.NullInt64
+	Inputs, Result                json.RawMessage
+	Info                          *resultInfo
+	SystemPrompt, UserPrompt      sql.NullString
 }
 
-// callSelect is the query of calls; full adds inputs, result and prompts.
+// callSelect is the query of calls; full adds inputs and prompts.
 func (r *reader) callSelect(full bool) string {
-	res := "(CASE WHEN json_valid(c.result) THEN c.result END)"
-	x := func(path string) string { return "json_extract(" + res + ", '" + path + "')" }
 	cols := []string{
 		"c.id", "COALESCE(c.parent_id, 0)", "c.seq", "COALESCE(p.seq, 0)", "c.kind", "c.name", "c.status",
 		"c.input_hash", "c.error", "c.attempts", "c.turns", "c.input_tokens", "c.output_tokens", "c.replayed",
-		"c.started_at", "c.finished_at",
-		x("$.status"), x("$.notes.template_source"), x("$.notes.provider"), x("$.notes.model"), x("$.notes.executor"),
-		x("$.notes.error.type"), x("$.notes.error.reason"), x("$.notes.error.message"), x("$.notes.error.resource"),
-		"CAST(" + x("$.notes.error.metrics.used") + " AS TEXT)", "CAST(" + x("$.notes.error.metrics.limit") + " AS TEXT)",
-		"CASE WHEN " + x("$.status") + " = 'FAILED' THEN substr(" + x("$.content") + ", 1, 400) END",
-		r.costExpr("c"),
+		"c.started_at", "c.finished_at", "c.result",
+	}
+	if r.has("cost_usd") {
+		cols = append(cols, "c.cost_usd")
+	} else {
+		cols = append(cols, "NULL")
 	}
 	if full {
-		cols = append(cols, "c.inputs", "c.result")
+		cols = append(cols, "c.inputs")
 		if r.has("system_prompt") && r.has("user_prompt") {
 			cols = append(cols, "c.system_prompt", "c.user_prompt")
 		} else {
@@ -292,21 +313,174 @@ func (r *reader) callSelect(full bool) string {
 	return "SELECT " + strings.Join(cols, ", ") + " FROM calls c LEFT JOIN calls p ON p.id = c.parent_id"
 }
 
-func scanCall(sc interface{ Scan(...any) error }, full bool) (*callRow, error) {
+func (r *reader) scanCall(sc interface{ Scan(...any) error }, full bool) (*callRow, error) {
 	var c callRow
+	var result []byte
+	var cost sql.NullFloat64
 	dest := []any{&c.ID, &c.Parent, &c.Seq, &c.ParentSeq, &c.Kind, &c.Name, &c.Status, &c.InputHash, &c.Error,
-		&c.Attempts, &c.Turns, &c.InputTokens, &c.OutputTokens, &c.Replayed, &c.Started, &c.Finished,
-		&c.ResultStatus, &c.TemplateSource, &c.Provider, &c.Model, &c.Executor,
-		&c.ErrType, &c.ErrReason, &c.ErrMessage, &c.ErrResource, &c.ErrUsed, &c.ErrLimit, &c.Content, &c.Cost}
-	var inputs, result sql.NullString
+		&c.Attempts, &c.Turns, &c.InputTokens, &c.OutputTokens, &c.Replayed, &c.Started, &c.Finished, &result, &cost}
+	var inputs sql.NullString
 	if full {
-		dest = append(dest, &inputs, &result, &c.SystemPrompt, &c.UserPrompt)
+		dest = append(dest, &inputs, &c.SystemPrompt, &c.UserPrompt)
 	}
 	if err := sc.Scan(dest...); err != nil {
 		return nil, err
 	}
-	c.Inputs, c.Result = rawJSON(inputs), rawJSON(result)
+	c.Info = r.info(c.ID, c.Finished, result)
+	if cost.Valid {
+		info := *c.Info
+		info.Notes.CostUSD = &cost.Float64
+		c.Info = &info
+	}
+	if full {
+		c.Inputs = rawJSON(inputs)
+		if result != nil && json.Valid(result) {
+			c.Result = json.RawMessage(result)
+		}
+	}
 	return &c, nil
+}
+
+// resultInfo is what the viewer reads out of a task or tool result: the
+// TaskResult's status and notes (SPEC §11.5), and its content when FAILED.
+type resultInfo struct {
+	Status  string `json:"status"`
+	Content string `json:"-"`
+	Notes   struct {
+		TemplateSource string   `json:"template_source"`
+		Provider       string   `json:"provider"`
+		Model          string   `json:"model"`
+		Executor       string   `json:"executor"`
+		CostUSD        *float64 `json:"cost_usd"`
+		Error          *struct {
+			Type     string `json:"type"`
+			Reason   string `json:"reason"`
+			Message  string `json:"message"`
+			Resource string `json:"resource"`
+			Metrics  *struct {
+				Used  json.RawMessage `json:"used"`
+				Limit json.RawMessage `json:"limit"`
+			} `json:"metrics"`
+		} `json:"error"`
+	} `json:"notes"`
+}
+
+// infoCacheMax bounds the cache of read results.
+const infoCacheMax = 200000
+
+var noInfo = &resultInfo{}
+
+// info reads a call's result once: a finished call's result does not
+// change, so it is kept by call id and end time.
+func (r *reader) info(id int64, finished sql.NullInt64, result []byte) *resultInfo {
+	if len(result) == 0 {
+		return noInfo
+	}
+	r.cmu.Lock()
+	if e, ok := r.cache[id]; ok && finished.Valid && e.finished == finished.Int64 {
+		r.cmu.Unlock()
+		return e.info
+	}
+	r.cmu.Unlock()
+	info := &resultInfo{}
+	if json.Unmarshal(result, info) != nil && info.Status == "" {
+		return noInfo
+	}
+	if info.Status == "FAILED" {
+		var c struct {
+			Content string `json:"content"`
+		}
+		_ = json.Unmarshal(result, &c)
+		if len(c.Content) > 400 {
+			c.Content = c.Content[:400]
+		}
+		info.Content = c.Content
+	}
+	if finished.Valid {
+		r.cmu.Lock()
+		if r.cache == nil || len(r.cache) >= infoCacheMax {
+			r.cache = map[int64]cachedInfo{}
+		}
+		r.cache[id] = cachedInfo{finished: finished.Int64, info: info}
+		r.cmu.Unlock()
+	}
+	return info
+}
+
+// cachedInfo is a read result and the end time of its call.
+type cachedInfo struct {
+	finished int64
+	info     *resultInfo
+}
+
+// runCost sums the cost of a run's task calls (SPEC §14.9) and counts the
+// finished ones of unknown cost. A finished run's figures are kept.
+func (r *reader) runCost(ctx context.Context, x *runRow) error {
+	r.cmu.Lock()
+	if e, ok := r.costs[x.ID]; ok && x.Finished.Valid && e.finished == x.Finished.Int64 && e.last == x.Last.Int64 {
+		r.cmu.Unlock()
+		x.Cost, x.CostUnknown = e.cost, e.unknown
+		return nil
+	}
+	r.cmu.Unlock()
+	db, err := r.open()
+	if err != nil {
+		return err
+	}
+	q := "SELECT id, finished_at, result, NULL FROM calls WHERE run_id = ? AND kind = 'task'"
+	if r.has("cost_usd") {
+		q = "SELECT id, finished_at, result, cost_usd FROM calls WHERE run_id = ? AND kind = 'task'"
+	}
+	rows, err := db.QueryContext(ctx, q, x.ID)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	defer rows.Close()
+	var sum float64
+	known, unknown := false, 0
+	for rows.Next() {
+		var id int64
+		var fin sql.NullInt64
+		var result sql.RawBytes
+		var cost sql.NullFloat64
+		if err := rows.Scan(&id, &fin, &result, &cost); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		c := cost
+		if !c.Valid {
+			if v := r.info(id, fin, result).Notes.CostUSD; v != nil {
+				c = sql.NullFloat64{Float64: *v, Valid: true}
+			}
+		}
+		switch {
+		case c.Valid:
+			sum += c.Float64
+			known = true
+		case fin.Valid:
+			unknown++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	x.Cost = sql.NullFloat64{Float64: sum, Valid: known}
+	x.CostUnknown = unknown
+	if x.Finished.Valid {
+		r.cmu.Lock()
+		if r.costs == nil || len(r.costs) >= infoCacheMax {
+			r.costs = map[string]cachedCost{}
+		}
+		r.costs[x.ID] = cachedCost{finished: x.Finished.Int64, last: x.Last.Int64, cost: x.Cost, unknown: unknown}
+		r.cmu.Unlock()
+	}
+	return nil
+}
+
+// cachedCost is the cost of a finished run.
+type cachedCost struct {
+	finished, last int64
+	cost           sql.NullFloat64
+	unknown        int
 }
 
 // calls returns the calls of a run in seq order; full adds inputs, result
@@ -333,7 +507,7 @@ func (r *reader) calls(ctx context.Context, runID string, full bool, since int64
 	defer rows.Close()
 	var out []*callRow
 	for rows.Next() {
-		c, err := scanCall(rows, full)
+		c, err := r.scanCall(rows, full)
 		if err != nil {
 			return nil, fmt.Errorf("journal: %w", err)
 		}
@@ -354,7 +528,7 @@ func (r *reader) call(ctx context.Context, runID string, seq int) (*callRow, err
 	if err != nil {
 		return nil, err
 	}
-	c, err := scanCall(db.QueryRowContext(ctx, r.callSelect(true)+" WHERE c.run_id = ? AND c.seq = ?", runID, seq), true)
+	c, err := r.scanCall(db.QueryRowContext(ctx, r.callSelect(true)+" WHERE c.run_id = ? AND c.seq = ?", runID, seq), true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("call %s/%d: %w", runID, seq, errNotFound)
 	}

@@ -311,7 +311,7 @@ func intParam(s string) (int, error) {
 // runPage reads a run with its nodes (flat, in depth-first order) and its
 // current position.
 func (s *Server) runPage(ctx context.Context, id string, full bool) (*RunJSON, []*NodeJSON, *int, error) {
-	x, err := s.db.run(ctx, id)
+	x, err := s.db.runOnly(ctx, id)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -319,6 +319,7 @@ func (s *Server) runPage(ctx context.Context, id string, full bool) (*RunJSON, [
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	costFrom(x, calls)
 	run := runJSON(x)
 	run.ErrorDisplay = errorDisplay(s.opts.Root, s.opts.WorkDir, x.Error)
 	flat := make([]*NodeJSON, len(calls))
@@ -358,7 +359,7 @@ func (s *Server) apiCall(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "call: not a seq number: "+r.PathValue("seq"))
 		return
 	}
-	x, err := s.db.run(r.Context(), id)
+	x, err := s.db.runOnly(r.Context(), id)
 	if err != nil {
 		fail(w, err)
 		return
@@ -387,8 +388,8 @@ func (s *Server) apiCall(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	msg := c.Error
-	if msg == "" {
-		msg = c.ErrMessage.String
+	if msg == "" && c.Info.Notes.Error != nil {
+		msg = c.Info.Notes.Error.Message
 	}
 	out.ErrorDisplay = errorDisplay(s.opts.Root, s.opts.WorkDir, msg)
 	writeJSON(w, out)
