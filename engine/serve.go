@@ -62,8 +62,10 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	if err != nil {
 		return errorf(KindUsage, "cannot listen on %s: %v", addr, err)
 	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	bound := net.JoinHostPort(host, port) // the address as given, with the port chosen for :0
 	if !isLoopback(host) {
-		fmt.Fprintf(stderr, "warning: serving on %s, beyond this machine: the viewer has no login, and anyone who can reach the address can read the journal, the plans and the templates\n", ln.Addr())
+		fmt.Fprintf(stderr, "warning: serving on %s, beyond this machine: the viewer has no login, and anyone who can reach the address can read the journal, the plans and the templates\n", bound)
 	}
 	srv := serve.New(serve.Options{
 		Root:      ws.Root,
@@ -72,7 +74,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		Templates: serveTemplates(opts),
 	})
 	defer srv.Close()
-	url := "http://" + pageHost(ln.Addr().String()) + "/"
+	url := "http://" + pageHost(bound) + "/"
 	fmt.Fprintf(stderr, "evalrun serve: %s (read-only; Ctrl-C stops)\n", url)
 	if opts.Ready != nil {
 		opts.Ready(url)
@@ -132,7 +134,7 @@ func pageHost(addr string) string {
 	if err != nil {
 		return addr
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
 		host = "localhost"
 	}
 	return net.JoinHostPort(host, port)
