@@ -283,6 +283,9 @@ func TestBrowserLiveRunAddsNodesWithoutReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the run completes", `document.querySelector(".run-title .badge").textContent === "completed"`)
+	if head := jsString(ctx, t, `document.querySelector(".run-head").innerText`); strings.Contains(head, "null") || strings.Contains(head, "undefined") {
+		t.Errorf("run header shows a missing value:\n%s", head)
+	}
 	if same, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__sameDocument === true`)); err != nil || !same {
 		t.Fatalf("the page was reloaded (marker %v, %v)", same, err)
 	}
@@ -306,6 +309,9 @@ func TestBrowserPlanGraphTemplatesSearchAndTheme(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "task summary", `document.querySelector(".side").innerText.includes("short-lived JWTs")`)
+	if page := jsString(ctx, t, `document.querySelector("main").innerText`); strings.Contains(page, "null") || strings.Contains(page, "undefined") {
+		t.Errorf("plan page shows a missing value:\n%s", page)
+	}
 	shot(t, ctx, "plan.png")
 
 	// Templates: scopes, shadowing and the source.

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -254,8 +255,45 @@ func costFrom(x *runRow, calls []*callRow) {
 	x.CostUnknown = unknown
 }
 
+// bareRunSelect is runSelect without the sums over the calls, for a page
+// that reads the calls anyway (tallyFrom).
+const bareRunSelect = `SELECT r.id, r.workflow, r.workflow_sha, r.arguments, r.status, r.resumed_from, r.started_at,
+	r.finished_at, r.final, r.error, 0, 0, NULL FROM runs r`
+
+// tallyFrom sets a run's number of calls, tokens, last activity and cost
+// from its calls, read already: what runSelect and runCost compute.
+func tallyFrom(x *runRow, calls []*callRow) {
+	x.Calls, x.Tokens = 0, 0
+	var last int64
+	for _, c := range calls {
+		if c.Status != "pending" {
+			x.Calls++
+		}
+		if c.Kind == "task" {
+			x.Tokens += c.InputTokens + c.OutputTokens
+		}
+		if c.Finished.Valid {
+			last = max(last, c.Finished.Int64)
+		} else if c.Started.Valid {
+			last = max(last, c.Started.Int64)
+		}
+	}
+	x.Last = sql.NullInt64{Int64: last, Valid: last != 0}
+	costFrom(x, calls)
+}
+
+// runBare returns the run with exactly this id without the sums over its
+// calls (tallyFrom sets them).
+func (r *reader) runBare(ctx context.Context, id string) (*runRow, error) {
+	return r.runQuery(ctx, id, bareRunSelect)
+}
+
 // runOnly returns the run with exactly this id, without its cost.
 func (r *reader) runOnly(ctx context.Context, id string) (*runRow, error) {
+	return r.runQuery(ctx, id, r.runSelect())
+}
+
+func (r *reader) runQuery(ctx context.Context, id, query string) (*runRow, error) {
 	db, err := r.open()
 	if errors.Is(err, errNoJournal) {
 		return nil, fmt.Errorf("run %s: %w", id, errNotFound)
@@ -263,7 +301,7 @@ func (r *reader) runOnly(ctx context.Context, id string) (*runRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := scanRunRow(db.QueryRowContext(ctx, r.runSelect()+" WHERE r.id = ?", id))
+	x, err := scanRunRow(db.QueryRowContext(ctx, query+" WHERE r.id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run %s: %w", id, errNotFound)
 	}
@@ -288,6 +326,9 @@ type callRow struct {
 	Inputs, Result                json.RawMessage
 	Info                          *resultInfo
 	SystemPrompt, UserPrompt      sql.NullString
+
+	raw  []byte          // the result until readInfos reads it
+	cost sql.NullFloat64 // the cost column, where the journal has one
 }
 
 // callSelect is the query of calls; full adds inputs and prompts.
@@ -326,12 +367,7 @@ func (r *reader) scanCall(sc interface{ Scan(...any) error }, full bool) (*callR
 	if err := sc.Scan(dest...); err != nil {
 		return nil, err
 	}
-	c.Info = r.info(c.ID, c.Finished, result)
-	if cost.Valid {
-		info := *c.Info
-		info.Notes.CostUSD = &cost.Float64
-		c.Info = &info
-	}
+	c.raw, c.cost = result, cost
 	if full {
 		c.Inputs = rawJSON(inputs)
 		if result != nil && json.Valid(result) {
@@ -339,6 +375,38 @@ func (r *reader) scanCall(sc interface{ Scan(...any) error }, full bool) (*callR
 		}
 	}
 	return &c, nil
+}
+
+// readInfos reads the results of calls into their Info, on as many
+// goroutines as there are processors for a long run.
+func (r *reader) readInfos(calls []*callRow) {
+	one := func(c *callRow) {
+		c.Info = r.info(c.ID, c.Finished, c.raw)
+		if c.cost.Valid {
+			info := *c.Info
+			info.Notes.CostUSD = &c.cost.Float64
+			c.Info = &info
+		}
+		c.raw = nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), 8, len(calls)/500)
+	if workers < 2 {
+		for _, c := range calls {
+			one(c)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	per := (len(calls) + workers - 1) / workers
+	for w := range workers {
+		part := calls[min(w*per, len(calls)):min((w+1)*per, len(calls))]
+		wg.Go(func() {
+			for _, c := range part {
+				one(c)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // resultInfo is what the viewer reads out of a task or tool result: the
@@ -516,6 +584,7 @@ func (r *reader) calls(ctx context.Context, runID string, full bool, since int64
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
+	r.readInfos(out)
 	return out, nil
 }
 
@@ -535,6 +604,7 @@ func (r *reader) call(ctx context.Context, runID string, seq int) (*callRow, err
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
+	r.readInfos([]*callRow{c})
 	return c, nil
 }
 

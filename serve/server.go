@@ -311,7 +311,7 @@ func intParam(s string) (int, error) {
 // runPage reads a run with its nodes (flat, in depth-first order) and its
 // current position.
 func (s *Server) runPage(ctx context.Context, id string, full bool) (*RunJSON, []*NodeJSON, *int, error) {
-	x, err := s.db.runOnly(ctx, id)
+	x, err := s.db.runBare(ctx, id)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -319,7 +319,7 @@ func (s *Server) runPage(ctx context.Context, id string, full bool) (*RunJSON, [
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	costFrom(x, calls)
+	tallyFrom(x, calls)
 	run := runJSON(x)
 	run.ErrorDisplay = errorDisplay(s.opts.Root, s.opts.WorkDir, x.Error)
 	flat := make([]*NodeJSON, len(calls))

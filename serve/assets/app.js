@@ -309,7 +309,9 @@ function runPage(id, params) {
   const axis = h("div", { class: "axis" });
   const rowsEl = h("div", { class: "rows" });
   const spacer = h("div", { style: "position:relative" }, rowsEl);
-  const body = h("div", { class: "trace-body", tabindex: "0" }, spacer);
+  const hint = h("div", { class: "trace-hint" }, h("kbd", { text: "j" }), " ", h("kbd", { text: "k" }), " move · ", h("kbd", { text: "enter" }),
+    " open · ", h("kbd", { text: "h" }), " ", h("kbd", { text: "l" }), " fold · ", h("kbd", { text: "c" }), " current · ", h("kbd", { text: "?" }), " keys");
+  const body = h("div", { class: "trace-body", tabindex: "0" }, spacer, hint);
   const trace = h("div", { class: "trace" },
     h("div", { class: "trace-head" }, h("div", { text: "Call" }), h("div", { class: "h-meta cell-meta" }, h("span", { text: "Executor" }), h("span", { class: "turns num", text: "Turns" }), h("span", { class: "num", text: "Tokens" }), h("span", { class: "num", text: "Cost" })), axis),
     body);
@@ -351,6 +353,7 @@ function runPage(id, params) {
     else if (st.run) end = Math.max(end, st.run.duration_seconds * 1000);
     st.span = Math.max(end, 1);
     spacer.style.height = visible.length * ROW + "px";
+    hint.hidden = visible.length * ROW > 2000;
     drawAxis();
     draw();
   }
@@ -464,7 +467,7 @@ function runPage(id, params) {
       }
       if (st.sel !== seq) return;
     }
-    detail.replaceChildren(...callDetail(c, n));
+    detail.replaceChildren(...callDetail(c, n).filter(Boolean));
   }
 
   function detailHead(n, c) {
@@ -523,12 +526,12 @@ function runPage(id, params) {
     if (r.resumed_from) facts.append(h("span", null, "resumed from ", h("a", { href: "/runs/" + encodeURIComponent(r.resumed_from), "data-link": true, class: "mono", text: r.resumed_from })));
     const replayed = st.order.filter((n) => n.replayed).length;
     if (replayed) facts.append(h("span", null, h("b", { text: thousands(replayed) }), " replayed"));
-    head.replaceChildren(
+    head.replaceChildren(...[
       h("div", { class: "crumbs" }, h("a", { href: "/", "data-link": true, text: "Runs" }), " / ", r.id),
       h("div", { class: "run-title" }, badge(r.status), h("h1", { text: r.id }),
         st.current != null ? h("a", { href: "#", class: "tag current", text: "current: #" + st.current, onclick: (e) => { e.preventDefault(); select(st.current, true); } }) : null),
       facts,
-      r.error ? errBox(r.error_display, r.error) : null);
+      r.error ? errBox(r.error_display, r.error) : null].filter(Boolean));
   }
 
   function apply(ev, all) {
