@@ -261,6 +261,18 @@ func TestBrowserLiveRunAddsNodesWithoutReload(t *testing.T) {
 	f := newFixture(t)
 	ts := viewerServer(t, f)
 	ctx := browser(t)
+	// The runs page shows a run that starts while it is open.
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "four runs", `document.querySelectorAll("table.runs tbody tr").length === 4`)
+	waitJS(t, ctx, "runs page live", `document.querySelector("#live").classList.contains("on")`)
+	started, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "nightly.sexp"})
+	f.must(err)
+	waitJS(t, ctx, "the new run appears first", `document.querySelector("table.runs tbody tr").dataset.id === "`+started.ID()+`" && document.querySelectorAll("table.runs tbody tr").length === 5`)
+	f.must(started.Finish(journal.StatusFailed, nil, fmt.Errorf("boom")))
+	waitJS(t, ctx, "its status changes in place", `document.querySelector('tr[data-id="`+started.ID()+`"] .badge').textContent === "failed"`)
+
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+f.running)); err != nil {
 		t.Fatal(err)
 	}

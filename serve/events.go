@@ -172,9 +172,9 @@ type CallsEvent struct {
 // nodes begun, started or finished since the previous event (the first
 // event holds every node), and `end` once the run has finished.
 func (s *Server) apiRunEvents(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
 	ctx := r.Context()
-	if _, err := s.db.run(ctx, id); err != nil {
+	id, err := s.db.resolve(ctx, r.PathValue("id"))
+	if err != nil {
 		fail(w, err)
 		return
 	}

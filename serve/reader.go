@@ -666,3 +666,53 @@ func dataVersion(ctx context.Context, conn *sql.Conn) (int64, error) {
 
 // nowNano is the clock of the watermarks; tests may replace it.
 var nowNano = func() int64 { return time.Now().UnixNano() }
+
+// resolve turns a RUN reference into a run id as `evalrun status` does
+// (SPEC §16.1): a full id, a unique prefix, or "last" for the newest run.
+func (r *reader) resolve(ctx context.Context, ref string) (string, error) {
+	db, err := r.open()
+	if errors.Is(err, errNoJournal) {
+		return "", fmt.Errorf("run %s: %w", ref, errNotFound)
+	}
+	if err != nil {
+		return "", err
+	}
+	var id string
+	if ref == "last" {
+		err = db.QueryRowContext(ctx, "SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1").Scan(&id)
+	} else {
+		esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(ref)
+		var rows *sql.Rows
+		rows, err = db.QueryContext(ctx, `SELECT id FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\' ORDER BY id LIMIT 6`, ref, esc+"%")
+		if err != nil {
+			return "", fmt.Errorf("journal: %w", err)
+		}
+		var ids []string
+		for rows.Next() {
+			var x string
+			if rows.Scan(&x) == nil && strings.HasPrefix(x, ref) {
+				if x == ref {
+					rows.Close()
+					return x, nil
+				}
+				ids = append(ids, x)
+			}
+		}
+		rows.Close()
+		switch len(ids) {
+		case 0:
+			err = sql.ErrNoRows
+		case 1:
+			return ids[0], nil
+		default:
+			return "", fmt.Errorf("run %q is ambiguous: %s", ref, strings.Join(ids, ", "))
+		}
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("run %s: %w", ref, errNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("journal: %w", err)
+	}
+	return id, nil
+}

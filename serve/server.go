@@ -232,8 +232,13 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 	_ = enc.Encode(map[string]string{"error": msg})
 }
 
-// fail writes err as 404 when something was not found, else 500.
+// fail writes err as 404 when something was not found, 400 for an
+// ambiguous run prefix, else 500.
 func fail(w http.ResponseWriter, err error) {
+	if strings.Contains(err.Error(), "is ambiguous:") {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	if errors.Is(err, errNotFound) {
 		writeError(w, http.StatusNotFound, err.Error())
 		return
@@ -334,7 +339,12 @@ func (s *Server) runPage(ctx context.Context, id string, full bool) (*RunJSON, [
 // depth-first order, without inputs, results or children.
 func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
 	flatView := r.URL.Query().Get("view") == "flat"
-	run, flat, cur, err := s.runPage(r.Context(), r.PathValue("id"), !flatView)
+	id, err := s.db.resolve(r.Context(), r.PathValue("id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	run, flat, cur, err := s.runPage(r.Context(), id, !flatView)
 	if err != nil {
 		fail(w, err)
 		return
@@ -353,7 +363,11 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
 // apiCall is GET /api/runs/ID/calls/SEQ: one call with its prompts,
 // answer, parsed content, notes and error display.
 func (s *Server) apiCall(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+	id, err := s.db.resolve(r.Context(), r.PathValue("id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
 	seq, err := strconv.Atoi(r.PathValue("seq"))
 	if err != nil || seq < 1 {
 		writeError(w, http.StatusBadRequest, "call: not a seq number: "+r.PathValue("seq"))

@@ -213,7 +213,21 @@ func TestAPIRunHasTheShapeOfStatusJSON(t *testing.T) {
 		t.Errorf("resumed run: from %q, replayed %v", flat.Run.ResumedFrom, replayed)
 	}
 
+	// A run is named as evalrun status names it: a unique prefix or last.
+	var byRef RunPageJSON
+	get(t, ts, "/api/runs/last?view=flat", 200, &byRef)
+	if byRef.Run.ID != f.running {
+		t.Errorf("last = %s, want %s", byRef.Run.ID, f.running)
+	}
+	get(t, ts, "/api/runs/"+f.failed[:18]+"?view=flat", 200, &byRef)
+	if byRef.Run.ID != f.failed {
+		t.Errorf("prefix %s = %s", f.failed[:18], byRef.Run.ID)
+	}
 	var e map[string]string
+	get(t, ts, "/api/runs/"+f.failed[:4], 400, &e)
+	if !strings.HasPrefix(e["error"], `run "`+f.failed[:4]+`" is ambiguous: `) {
+		t.Errorf("ambiguous prefix: %q", e["error"])
+	}
 	get(t, ts, "/api/runs/20990101-000000-0000", 404, &e)
 	if e["error"] != "run 20990101-000000-0000: not found" {
 		t.Errorf("unknown run error = %q", e["error"])
