@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -708,4 +709,42 @@ func TestUnknownRunEventsIs404(t *testing.T) {
 	ts := testServer(t, f)
 	var e map[string]string
 	get(t, ts, "/api/runs/nope/events", 404, &e)
+}
+
+// TestARunNeverWaitsForThePage holds a read open on the viewer's
+// connection, as a slow page would, while the run writes calls and
+// finishes: under SQLite's WAL a reader never blocks a writer.
+func TestARunNeverWaitsForThePage(t *testing.T) {
+	f := newFixture(t)
+	s := New(Options{Root: f.root})
+	defer s.Close()
+	db, err := s.db.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query("SELECT id, result FROM calls ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rows.Next() { // the read transaction is now open, mid-scan
+		t.Fatal("no calls")
+	}
+	start := time.Now()
+	for i := 0; i < 50; i++ {
+		c := f.addLiveCall("plan/generate", fmt.Sprintf("call %d", i))
+		f.must(c.End(journal.StatusCompleted, ok("done", nil, notes()), "", journal.Usage{}, 0, false))
+	}
+	f.must(f.live.Finish(journal.StatusCompleted, value.String("ok"), nil))
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("200 journal writes under an open read took %v", d)
+	}
+	rows.Close()
+	// And the page then sees them all.
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	var page RunPageJSON
+	get(t, ts, "/api/runs/"+f.running+"?view=flat", 200, &page)
+	if len(page.Nodes) != 52 || page.Run.Status != "completed" {
+		t.Errorf("after the writes: %d nodes, status %s", len(page.Nodes), page.Run.Status)
+	}
 }

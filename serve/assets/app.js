@@ -376,7 +376,7 @@ function runPage(id, params) {
     const kind = isAgent ? "agent" : n.kind;
     const twist = h("span", { class: "twist", text: k ? (st.collapsed.has(n.seq) ? "▸" : "▾") : "" });
     if (k) twist.addEventListener("click", (e) => { e.stopPropagation(); toggle(n.seq); });
-    const name = h("span", { class: "nm" + (n.kind === "step" ? " step-name" : ""), text: n.kind === "step" ? JSON.stringify(n.name) : n.name });
+    const name = h("span", { class: "nm" + (n.kind === "step" ? " step-name" : ""), title: n.template_source || null, text: n.kind === "step" ? JSON.stringify(n.name) : n.name });
     const nameCell = h("div", { class: "cell-name", style: `padding-left:${6 + n.depth * 16}px` },
       twist, h("span", { class: "dot " + n.status, title: n.status }), h("span", { class: "kind " + kind, text: kind }), name,
       n.replayed ? h("span", { class: "tag replayed", text: "replayed" }) : null,
@@ -399,7 +399,12 @@ function runPage(id, params) {
     if (s != null) {
       const l = (s / st.span) * 100, w = Math.max(((e - s) / st.span) * 100, 0.15);
       time.append(h("div", { class: "bar " + cls, style: `left:${l}%;width:${w}%`, title: `${n.kind} ${n.name}: ${duration(s / 1000) || "0"} → ${e != null ? duration(e / 1000) : "…"}` }));
-      if (l + w < 82 && e - s > 0) time.append(h("span", { class: "bar-label", style: `left:calc(${l + w}% + 4px)`, text: duration((e - s) / 1000) }));
+      if (e - s > 0) {
+        const label = duration((e - s) / 1000);
+        if (l + w < 82) time.append(h("span", { class: "bar-label", style: `left:calc(${l + w}% + 4px)`, text: label }));
+        else if (l > 14) time.append(h("span", { class: "bar-label", style: `right:calc(${100 - l}% + 4px)`, text: label }));
+        else time.append(h("span", { class: "bar-label inside", style: `left:calc(${l}% + 4px)`, text: label }));
+      }
     }
     const row = h("div", { class: "row" + (n.seq === st.sel ? " sel" : ""), "data-seq": n.seq, style: `transform:translateY(${0}px)` }, nameCell, meta, time);
     row.addEventListener("click", () => select(n.seq, true));
