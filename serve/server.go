@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -66,8 +65,7 @@ type Server struct {
 	mux    *http.ServeMux
 	assets fs.FS
 
-	watchOnce sync.Once
-	watch     *watcher
+	watch *watcher
 	// allowed reports whether a Host header may be served (set by Serve
 	// or AllowHosts); nil allows loopback names only.
 	allowed func(host string) bool
