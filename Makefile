@@ -40,6 +40,7 @@ staticcheck:
 
 gotest:
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run 'TenThousand' ./serve/
 
 ## bench: every Go benchmark; the README's figures come from this output.
 bench:

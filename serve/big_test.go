@@ -125,9 +125,7 @@ func serveGet(tb testing.TB, s *Server, path string) *httptest.ResponseRecorder 
 }
 
 func TestTenThousandCallsAndRunsAreComplete(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a journal of 40,000 calls")
-	}
+	skipBig(t)
 	s, id := bigServer(t)
 	var flat RunPageJSON
 	if err := json.Unmarshal(serveGet(t, s, "/api/runs/"+id+"?view=flat").Body.Bytes(), &flat); err != nil {
@@ -262,5 +260,18 @@ func BenchmarkRunsPage10kRunsCold(b *testing.B) {
 		s := New(Options{Root: bigDir})
 		serveGet(b, s, "/api/runs?limit=200")
 		s.Close()
+	}
+}
+
+// skipBig skips a test of the big journal in -short mode and under the
+// race detector, which makes building and reading 40,000 rows take minutes
+// (make test runs these tests once more without -race).
+func skipBig(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a journal of 40,000 calls")
+	}
+	if raceDetector {
+		t.Skip("the race detector makes the 40,000-call journal take minutes; make test runs this test without -race")
 	}
 }

@@ -400,3 +400,32 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	t.Logf("wrote %s", to)
 }
+
+func TestBrowserTenThousandCallRunIsVirtualised(t *testing.T) {
+	skipBig(t)
+	s, id := bigServer(t)
+	ctx := browser(t)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+id)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "rows drawn", `document.querySelectorAll(".row").length > 0`)
+	// Only the rows in view (and a margin) are in the document.
+	if n := jsString(ctx, t, `document.querySelectorAll(".row").length + ""`); n == "" || len(n) > 2 {
+		t.Errorf("%s rows in the document for a run of 10,000 calls", n)
+	}
+	if got := jsString(ctx, t, `document.querySelector(".facts").innerText`); !strings.Contains(got, "calls 10,000") || !strings.Contains(got, "tokens 9,504,000") {
+		t.Errorf("header facts = %q", got)
+	}
+	// Scrolling to the end draws the last call; G-style: fold the last batch with h.
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(() => { const b = document.querySelector(".trace-body"); b.scrollTop = b.scrollHeight; b.dispatchEvent(new Event("scroll")); })()`)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the last call", `!!document.querySelector('.row[data-seq="10000"]')`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="10000"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "its detail", `document.querySelector(".detail").innerText.includes("Summary of file 9999")`)
+	shot(t, ctx, "run-10k.png")
+}

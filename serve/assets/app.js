@@ -44,10 +44,12 @@ const thousands = (n) => nf.format(n || 0);
 function duration(sec) {
   if (sec == null || isNaN(sec)) return "";
   if (sec < 1) return Math.round(sec * 1000) + "ms";
-  if (sec < 60) return (sec < 10 ? sec.toFixed(1) : Math.round(sec)) + "s";
-  const m = Math.floor(sec / 60), s = Math.round(sec % 60);
-  if (m < 60) return m + "m" + String(s).padStart(2, "0") + "s";
-  return Math.floor(m / 60) + "h" + String(m % 60).padStart(2, "0") + "m";
+  if (sec < 59.5) return (sec < 9.95 ? sec.toFixed(1) : Math.round(sec)) + "s";
+  const whole = Math.round(sec);
+  const m = Math.floor(whole / 60), s = whole % 60;
+  if (m < 60) return m + "m" + (s ? String(s).padStart(2, "0") + "s" : "");
+  const mm = Math.round(sec / 60);
+  return Math.floor(mm / 60) + "h" + (mm % 60 ? String(mm % 60).padStart(2, "0") + "m" : "");
 }
 
 function cost(usd) {
