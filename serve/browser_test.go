@@ -32,8 +32,11 @@ const chromiumInstall = "apt-get install -y chromium"
 
 // chromiumPath finds the system's Chromium, "" when there is none.
 func chromiumPath() string {
-	if p := os.Getenv("EVALRUN_CHROMIUM"); p != "" {
-		return p
+	if p := os.Getenv("EVALRUN_CHROMIUM"); p != "" { // a browser of one's choice; one that is missing is none
+		if found, err := exec.LookPath(p); err == nil {
+			return found
+		}
+		return ""
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
