@@ -11,8 +11,18 @@ import (
 // that sent no prompt (steps, tools, calls that failed before rendering).
 var promptColumns = []string{"system_prompt", "user_prompt"}
 
-// addPromptColumns adds the prompt columns when the calls table lacks them.
-// It runs inside init's transaction.
+// queuedTrigger records when a call was begun (queued_at, Unix
+// nanoseconds): a task or tool begins pending while it waits for a
+// concurrency slot, so queued_at to started_at is its wait, which the run
+// viewer's timeline shows (SPEC §24.1). A trigger keeps the insert as it is.
+const queuedTrigger = `CREATE TRIGGER IF NOT EXISTS calls_queued_at AFTER INSERT ON calls WHEN NEW.queued_at IS NULL
+BEGIN
+	UPDATE calls SET queued_at = CAST((julianday('now') - 2440587.5) * 86400000000000.0 AS INTEGER) WHERE id = NEW.id;
+END`
+
+// addPromptColumns adds the prompt columns and queued_at when the calls
+// table lacks them, and the trigger that sets queued_at. It runs inside
+// init's transaction.
 func addPromptColumns(ctx context.Context, tx *sql.Tx) error {
 	have, err := tableColumns(ctx, tx, "calls")
 	if err != nil {
@@ -26,7 +36,13 @@ func addPromptColumns(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 	}
-	return nil
+	if !have["queued_at"] {
+		if _, err := tx.ExecContext(ctx, "ALTER TABLE calls ADD COLUMN queued_at INTEGER"); err != nil {
+			return err
+		}
+	}
+	_, err = tx.ExecContext(ctx, queuedTrigger)
+	return err
 }
 
 // tableColumns returns the names of the columns of table.

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestSetPromptStoresBothParts(t *testing.T) {
@@ -53,7 +54,28 @@ func TestOpenAddsPromptColumnsToAnOlderJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cols["system_prompt"] || !cols["user_prompt"] {
+	if !cols["system_prompt"] || !cols["user_prompt"] || !cols["queued_at"] {
 		t.Fatalf("columns after Open: %v", cols)
+	}
+}
+
+func TestBeginRecordsWhenACallWasQueued(t *testing.T) {
+	s, _ := openTest(t)
+	run, err := s.StartRun(RunInfo{WorkflowPath: "w.sexp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().Add(-time.Second).UnixNano()
+	c, err := run.Begin(nil, KindTask, "greet", "h", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now().Add(time.Second).UnixNano()
+	var queued, started sql.NullInt64
+	if err := s.db.QueryRow("SELECT queued_at, started_at FROM calls WHERE id = ?", c.ID()).Scan(&queued, &started); err != nil {
+		t.Fatal(err)
+	}
+	if !queued.Valid || queued.Int64 < before || queued.Int64 > after || started.Valid {
+		t.Errorf("queued_at %v (want within [%d, %d]), started_at %v", queued, before, after, started)
 	}
 }

@@ -189,6 +189,10 @@ func TestBrowserRunsRunTreeAndDetail(t *testing.T) {
 	if got := jsString(ctx, t, `document.querySelector(".row .tag.current") ? document.querySelector(".row .tag.current").closest(".row").dataset.seq : ""`); got != "10" {
 		t.Errorf("current position row = %q, want seq 10 (the failed code/implement)", got)
 	}
+	// Parallel reviews overlap on the time axis; the third waited for its slot.
+	if got := jsString(ctx, t, `[...document.querySelectorAll(".row .bar.wait")].map(b => b.closest(".row").dataset.seq).join(",")`); got != "8" {
+		t.Errorf("rows with a wait = %q, want the third review (8)", got)
+	}
 	sum := jsString(ctx, t, `document.querySelector('.row[data-seq="10"] .sum').textContent`)
 	if sum != "RESOURCE_EXHAUSTION turns (10/10)" {
 		t.Errorf("failed task summary = %q", sum)

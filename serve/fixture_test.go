@@ -81,7 +81,15 @@ func (f *fixture) at(c *journal.Call, run time.Time, start, end time.Duration) {
 	if end >= 0 {
 		fin = run.Add(end).UnixNano()
 	}
-	_, err := f.db.Exec("UPDATE calls SET started_at = ?, finished_at = ? WHERE id = ?", run.Add(start).UnixNano(), fin, c.ID())
+	_, err := f.db.Exec("UPDATE calls SET queued_at = ?, started_at = ?, finished_at = ? WHERE id = ?", run.Add(start).UnixNano(),
+		run.Add(start).UnixNano(), fin, c.ID())
+	f.must(err)
+}
+
+// queued moves when a call was begun (before it waited for its slot).
+func (f *fixture) queued(c *journal.Call, run time.Time, at time.Duration) {
+	f.t.Helper()
+	_, err := f.db.Exec("UPDATE calls SET queued_at = ? WHERE id = ?", run.Add(at).UnixNano(), c.ID())
 	f.must(err)
 }
 
@@ -199,7 +207,8 @@ func (f *fixture) fill() {
 	f.at(reviews[0], t2, 4000*time.Millisecond, 11800*time.Millisecond)
 	f.at(tool, t2, 5200*time.Millisecond, 5350*time.Millisecond)
 	f.at(reviews[1], t2, 4010*time.Millisecond, 15100*time.Millisecond)
-	f.at(reviews[2], t2, 4020*time.Millisecond, 9300*time.Millisecond)
+	f.at(reviews[2], t2, 11850*time.Millisecond, 15000*time.Millisecond)
+	f.queued(reviews[2], t2, 4020*time.Millisecond) // it waited for a slot: two reviews at once
 	f.at(pend[2], t2, 15300*time.Millisecond, 41000*time.Millisecond)
 	f.at(code, t2, 15350*time.Millisecond, 40900*time.Millisecond)
 	f.finished(r2, 41200*time.Millisecond)

@@ -68,9 +68,12 @@ type NodeJSON struct {
 	// Summary is the one-line failure summary of a failed call.
 	Summary string `json:"summary"`
 	// StartMS and EndMS are the start and end in milliseconds from the
-	// run's start; null when not started (or not finished).
-	StartMS *float64 `json:"start_ms"`
-	EndMS   *float64 `json:"end_ms"`
+	// run's start; null when not started (or not finished). QueuedMS is
+	// when the call was begun, before it waited for a concurrency slot
+	// (null when the journal does not record it).
+	StartMS  *float64 `json:"start_ms"`
+	EndMS    *float64 `json:"end_ms"`
+	QueuedMS *float64 `json:"queued_ms"`
 }
 
 // CallJSON is one call with everything the viewer shows of it
@@ -176,6 +179,9 @@ func nodeJSON(c *callRow, runStart int64) *NodeJSON {
 	}
 	if c.Finished.Valid {
 		n.EndMS = ms(c.Finished.Int64)
+	}
+	if c.Queued.Valid && (!c.Started.Valid || c.Queued.Int64 <= c.Started.Int64) {
+		n.QueuedMS = ms(c.Queued.Int64)
 	}
 	return n
 }

@@ -323,6 +323,7 @@ type callRow struct {
 	InputTokens, OutputTokens     int64
 	Replayed                      bool
 	Started, Finished             sql.NullInt64
+	Queued                        sql.NullInt64 // when the call was begun (journals that record it)
 	Inputs, Result                json.RawMessage
 	Info                          *resultInfo
 	SystemPrompt, UserPrompt      sql.NullString
@@ -338,10 +339,12 @@ func (r *reader) callSelect(full bool) string {
 		"c.input_hash", "c.error", "c.attempts", "c.turns", "c.input_tokens", "c.output_tokens", "c.replayed",
 		"c.started_at", "c.finished_at", "c.result",
 	}
-	if r.has("cost_usd") {
-		cols = append(cols, "c.cost_usd")
-	} else {
-		cols = append(cols, "NULL")
+	for _, opt := range []string{"cost_usd", "queued_at"} {
+		if r.has(opt) {
+			cols = append(cols, "c."+opt)
+		} else {
+			cols = append(cols, "NULL")
+		}
 	}
 	if full {
 		cols = append(cols, "c.inputs")
@@ -359,7 +362,7 @@ func (r *reader) scanCall(sc interface{ Scan(...any) error }, full bool) (*callR
 	var result []byte
 	var cost sql.NullFloat64
 	dest := []any{&c.ID, &c.Parent, &c.Seq, &c.ParentSeq, &c.Kind, &c.Name, &c.Status, &c.InputHash, &c.Error,
-		&c.Attempts, &c.Turns, &c.InputTokens, &c.OutputTokens, &c.Replayed, &c.Started, &c.Finished, &result, &cost}
+		&c.Attempts, &c.Turns, &c.InputTokens, &c.OutputTokens, &c.Replayed, &c.Started, &c.Finished, &result, &cost, &c.Queued}
 	var inputs sql.NullString
 	if full {
 		dest = append(dest, &inputs, &c.SystemPrompt, &c.UserPrompt)

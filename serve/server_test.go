@@ -151,7 +151,7 @@ func TestAPIRunHasTheShapeOfStatusJSON(t *testing.T) {
 	}
 	// Every key of `status --json` nodes is there, with the viewer's additions.
 	keys := strings.Join(sortedKeys(page.Nodes[0]), " ")
-	want := "attempts children cost_usd end_ms error executor finished_at input_hash input_tokens inputs kind name output_tokens parent replayed result seq start_ms started_at status summary template_source turns"
+	want := "attempts children cost_usd end_ms error executor finished_at input_hash input_tokens inputs kind name output_tokens parent queued_ms replayed result seq start_ms started_at status summary template_source turns"
 	if keys != want {
 		t.Errorf("node keys = %s", keys)
 	}
@@ -175,6 +175,11 @@ func TestAPIRunHasTheShapeOfStatusJSON(t *testing.T) {
 	// Parallel calls overlap in time.
 	if !(first["start_ms"].(float64) < agent["end_ms"].(float64) && agent["start_ms"].(float64) < first["end_ms"].(float64)) {
 		t.Errorf("parallel reviews do not overlap: %v–%v and %v–%v", first["start_ms"], first["end_ms"], agent["start_ms"], agent["end_ms"])
+	}
+	// The third review waited for a slot from 4.02 s to 11.85 s.
+	third := kids[2].(map[string]any)
+	if third["queued_ms"] != 4020.0 || third["start_ms"] != 11850.0 || first["queued_ms"] != first["start_ms"] {
+		t.Errorf("waiting: third %v→%v, first %v→%v", third["queued_ms"], third["start_ms"], first["queued_ms"], first["start_ms"])
 	}
 	code := page.Nodes[2]["children"].([]any)[0].(map[string]any)
 	if code["summary"] != "RESOURCE_EXHAUSTION turns (10/10)" || code["status"] != "failed" {

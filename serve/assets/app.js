@@ -393,11 +393,19 @@ function runPage(id, params) {
     const now = st.run && !st.run.finished_at ? Date.now() - new Date(st.run.started_at).getTime() : st.span;
     let s = n.start_ms, e = n.end_ms;
     let cls = n.status + (n.kind === "step" ? " step" : "") + (n.replayed ? " replayed" : "");
-    if (s == null && n.status === "pending") {
+    if (s == null && n.status === "pending" && n.queued_ms == null) {
       const p = st.nodes.get(n.parent);
       s = p && p.start_ms != null ? p.start_ms : null;
       e = s != null ? (st.run && st.run.finished_at ? s : now) : null;
     } else if (s != null && e == null) e = now;
+    // The wait for a concurrency slot: from when the call was begun to its start (or now).
+    const q = n.queued_ms;
+    if (q != null && n.kind !== "step" && (n.start_ms == null ? n.status === "pending" : n.start_ms - q > st.span * 0.004)) {
+      const until = n.start_ms ?? (st.run && st.run.finished_at ? q : now);
+      time.append(h("div", { class: "bar wait", style: `left:${(q / st.span) * 100}%;width:${Math.max(((until - q) / st.span) * 100, 0.15)}%`,
+        title: `waited for a slot ${duration((until - q) / 1000)}` }));
+      if (n.start_ms == null) { s = null; }
+    }
     if (s != null) {
       const l = (s / st.span) * 100, w = Math.max(((e - s) / st.span) * 100, 0.15);
       time.append(h("div", { class: "bar " + cls, style: `left:${l}%;width:${w}%`, title: `${n.kind} ${n.name}: ${duration(s / 1000) || "0"} → ${e != null ? duration(e / 1000) : "…"}` }));
@@ -485,6 +493,7 @@ function runPage(id, params) {
     add("template", n.template_source);
     add(isAgent ? "agent" : "executor", n.executor);
     add("started", n.started_at ? clock(n.started_at) + "  (+" + duration(n.start_ms / 1000) + ")" : null);
+    if (n.queued_ms != null && n.start_ms != null && n.start_ms - n.queued_ms >= 1) add("waited", duration((n.start_ms - n.queued_ms) / 1000) + " for a slot");
     if (n.start_ms != null && n.end_ms != null) add("duration", duration((n.end_ms - n.start_ms) / 1000));
     if (n.turns) add("turns", String(n.turns));
     if (n.input_tokens + n.output_tokens) add("tokens", `${thousands(n.input_tokens)} in + ${thousands(n.output_tokens)} out`);
