@@ -246,10 +246,8 @@ func TestBrowserRunsRunTreeAndDetail(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2))); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
-	shot(t, ctx, "run-360.png")
-	t.Log(jsString(ctx, t, `[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > 362).slice(0, 8).map(e => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right)).join("\n")`))
 	waitJS(t, ctx, "no horizontal overflow at 360px", `document.documentElement.scrollWidth <= 361`)
+	shot(t, ctx, "run-360.png")
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900)); err != nil {
 		t.Fatal(err)
 	}
@@ -332,6 +330,14 @@ func TestBrowserPlanGraphTemplatesSearchAndTheme(t *testing.T) {
 		t.Errorf("plan page shows a missing value:\n%s", page)
 	}
 	shot(t, ctx, "plan.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the plan page fits 360px", `document.documentElement.scrollWidth <= 361 && [...document.querySelectorAll(".page")].every(p => p.scrollWidth <= p.clientWidth + 1)`)
+	shot(t, ctx, "plan-360.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900)); err != nil {
+		t.Fatal(err)
+	}
 
 	// Templates: scopes, shadowing and the source.
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/templates?name=review/file")); err != nil {
@@ -346,6 +352,14 @@ func TestBrowserPlanGraphTemplatesSearchAndTheme(t *testing.T) {
 		t.Errorf("shadowed marks = %s", got)
 	}
 	shot(t, ctx, "templates.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the templates page fits 360px", `document.documentElement.scrollWidth <= 361 && [...document.querySelectorAll(".page")].every(p => p.scrollWidth <= p.clientWidth + 1)`)
+	shot(t, ctx, "templates-360.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900)); err != nil {
+		t.Fatal(err)
+	}
 
 	// Search: "/" focuses the box; a run id prefix and a template name are found.
 	if err := chromedp.Do(ctx, chromedp.KeyEvent("/")); err != nil {

@@ -824,13 +824,13 @@ function templatesPage(params) {
       if (g !== group) {
         group = g;
         const n = st.list.filter((x) => x.scope === t.scope && x.dir === t.dir).length;
-        rows.push(h("tr", { class: "group-head" }, h("td", { colspan: 4 }, `${t.scope} (${n})`, t.dir ? h("span", { class: "muted mono", text: "  " + t.dir }) : null)));
+        rows.push(h("tr", { class: "group-head" }, h("td", { colspan: 3 }, `${t.scope} (${n})`, t.dir ? h("span", { class: "muted mono", text: "  " + t.dir }) : null)));
       }
       rows.push(h("tr", { "data-i": i, "data-name": t.name, onclick: () => select(i, true) },
-        h("td", { class: "mono" }, t.name, t.alias ? h("span", { class: "muted", text: ` (${t.alias})` }) : null),
+        h("td", { class: "mono" }, t.name, t.alias ? h("span", { class: "muted", text: ` (${t.alias})` }) : null,
+          t.shadowed_by ? [" ", h("span", { class: "tag shadowed", text: "shadowed by " + t.shadowed_by })] : null),
         h("td", { class: "wrap", text: t.description }),
-        h("td", { class: "mono opt", text: t.path + (t.line ? ":" + t.line : "") }),
-        h("td", null, t.shadowed_by ? h("span", { class: "tag shadowed", text: "shadowed by " + t.shadowed_by }) : null)));
+        h("td", { class: "mono opt", text: t.path + (t.line ? ":" + t.line : "") })));
     });
     tbody.replaceChildren(...rows);
     st.sel = 0;
@@ -845,7 +845,7 @@ function templatesPage(params) {
     }
     root.append(h("div", { class: "toolbar" }, filter, countEl),
       h("div", { class: "plan-layout" }, h("div", { class: "main-col" },
-        h("table", { class: "grid" }, h("thead", null, h("tr", null, h("th", { text: "Name" }), h("th", { text: "Description" }), h("th", { class: "opt", text: "File" }), h("th", { text: "" }))), tbody)), side));
+        h("table", { class: "grid" }, h("thead", null, h("tr", null, h("th", { text: "Name" }), h("th", { text: "Description" }), h("th", { class: "opt", text: "File" }))), tbody)), side));
     render();
     const want = params.get("name");
     const i = want ? st.list.findIndex((t) => t.name === want) : 0;
