@@ -182,6 +182,9 @@ func TestBrowserRunsRunTreeAndDetail(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "tree rows", `document.querySelectorAll(".row").length === 10`)
+	if got := jsString(ctx, t, `document.title`); got != f.failed+" · evalrun" {
+		t.Errorf("title = %q", got)
+	}
 	errText := jsString(ctx, t, `document.querySelector(".run-head .errbox").textContent`)
 	if want := "release.sexp:10:4: unbound symbol: run-tests\n  (run-tests))\n   ^"; errText != want {
 		t.Errorf("run error box = %q, want %q", errText, want)

@@ -166,6 +166,8 @@ function route() {
   else if (path === "/templates") { nav = "templates"; page = templatesPage(params); }
   else page = runsPage(params);
   for (const a of document.querySelectorAll("[data-nav]")) a.classList.toggle("on", a.dataset.nav === nav);
+  const what = m ? decodeURIComponent(m[1]) : { runs: "runs", plans: "plans", templates: "templates" }[nav];
+  document.title = what + " · evalrun";
 }
 
 function setLive(on) {
