@@ -304,7 +304,8 @@ function moveSel(rows, state, d) {
 
 // ---------- a run ----------
 
-function runPage(id, params) {
+function runPage(ref, params) {
+  let id = ref; // the full id once the run is read (ref may be a prefix or "last")
   const st = {
     run: null, nodes: new Map(), order: [], visible: [], collapsed: new Set(), current: null,
     sel: params.get("call") ? +params.get("call") : null, details: new Map(), span: 1, live: false,
@@ -571,9 +572,14 @@ function runPage(id, params) {
   (async () => {
     try {
       const { body } = await api(`/api/runs/${encodeURIComponent(id)}?view=flat`);
+      if (body.run.id !== id) {
+        id = body.run.id;
+        history.replaceState(null, "", `/runs/${encodeURIComponent(id)}` + location.search);
+      }
       apply(body, true);
     } catch (err) {
       head.append(h("div", { class: "errbox", text: err.message }));
+      trace.hidden = true;
       return;
     }
     if (st.sel != null && st.nodes.has(st.sel)) select(st.sel, true);
