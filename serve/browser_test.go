@@ -255,6 +255,12 @@ func TestBrowserRunsRunTreeAndDetail(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A run opened as "last" shows its full id in the address.
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/last")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "last resolved", `location.pathname === "/runs/`+f.running+`" && document.querySelector(".run-title h1").textContent === "`+f.running+`"`)
+
 	// The resumed run marks its replayed call.
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+f.resumed)); err != nil {
 		t.Fatal(err)

@@ -527,7 +527,7 @@ function runPage(ref, params) {
     } else {
       out.push(section("Value", treeBlock(c.result)));
     }
-    out.push(section(c.kind === "tool" ? "Parameters" : "Inputs", treeBlock(c.inputs), { open: c.kind === "tool" }));
+    if (c.inputs != null || c.kind !== "step") out.push(section(c.kind === "tool" ? "Parameters" : "Inputs", treeBlock(c.inputs), { open: c.kind === "tool" }));
     return out;
   }
 
