@@ -172,6 +172,7 @@ func TestBrowserRunsRunTreeAndDetail(t *testing.T) {
 	if got := jsString(ctx, t, `[...document.querySelectorAll("table.runs tbody tr")].map(r => r.dataset.id).join(",")`); got != strings.Join([]string{f.running, f.resumed, f.failed, f.completed}, ",") {
 		t.Errorf("runs order = %s", got)
 	}
+	waitJS(t, ctx, "counts on the status chips", `[...document.querySelectorAll(".chip")].map(c => c.textContent).join("|") === "all 4|running 1|completed 2|failed 1"`)
 	if got := jsString(ctx, t, `document.querySelector('tr[data-id="`+f.failed+`"] .badge').textContent`); got != "failed" {
 		t.Errorf("failed run badge = %q", got)
 	}
@@ -286,6 +287,12 @@ func TestBrowserLiveRunAddsNodesWithoutReload(t *testing.T) {
 	waitJS(t, ctx, "the new run appears first", `document.querySelector("table.runs tbody tr").dataset.id === "`+started.ID()+`" && document.querySelectorAll("table.runs tbody tr").length === 5`)
 	f.must(started.Finish(journal.StatusFailed, nil, fmt.Errorf("boom")))
 	waitJS(t, ctx, "its status changes in place", `document.querySelector('tr[data-id="`+started.ID()+`"] .badge').textContent === "failed"`)
+	waitJS(t, ctx, "the counts follow", `[...document.querySelectorAll(".chip")].map(c => c.textContent).join("|") === "all 5|running 1|completed 2|failed 2"`)
+	// The status chips filter.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.chip[data-status="failed"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "only failed runs", `[...document.querySelectorAll("table.runs tbody tr .badge")].map(b => b.textContent).join(",") === "failed,failed" && location.search === "?status=failed"`)
 
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+f.running)); err != nil {
 		t.Fatal(err)

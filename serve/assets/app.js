@@ -188,7 +188,18 @@ function runsPage(params) {
   const more = h("button", { class: "more", type: "button", text: "Show more", hidden: true, onclick: () => load(true) });
   const filter = h("input", { class: "filter", type: "search", placeholder: "Filter by id, workflow or error", value: state.q, "aria-label": "Filter runs" });
   const chips = h("div", { class: "chips" }, STATUSES.map((s) =>
-    h("button", { class: "chip" + (s === state.status ? " on" : ""), type: "button", "data-status": s, text: s, onclick: () => { state.status = s; sync(); load(); } })));
+    h("button", { class: "chip" + (s === state.status ? " on" : ""), type: "button", "data-status": s, onclick: () => { state.status = s; sync(); load(); } },
+      s, h("span", { class: "n" }))));
+
+  // The number of runs of each status, on the chips.
+  let counting = 0;
+  async function count() {
+    const my = ++counting;
+    const n = await Promise.all(STATUSES.map((s) =>
+      api("/api/runs?limit=1" + (s === "all" ? "" : "&status=" + s)).then((r) => +r.headers.get("X-Total-Count")).catch(() => null)));
+    if (my !== counting) return;
+    STATUSES.forEach((s, i) => { chips.children[i].querySelector(".n").textContent = n[i] == null ? "" : " " + thousands(n[i]); });
+  }
   let timer;
   filter.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => { state.q = filter.value; sync(); load(); }, 150); });
   const table = h("table", { class: "grid runs" },
@@ -273,6 +284,7 @@ function runsPage(params) {
       if (i >= 0) { state.runs[i] = r; dirty = true; }
       else if (matches(r)) { state.runs.unshift(r); state.total++; dirty = true; }
     }
+    count();
     if (dirty) {
       state.runs.sort((a, b) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : a.id < b.id ? 1 : -1));
       render();
@@ -280,6 +292,7 @@ function runsPage(params) {
   });
 
   load();
+  count();
   return {
     close: () => { es.close(); setLive(false); },
     keydown(e) {
