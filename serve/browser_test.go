@@ -177,6 +177,15 @@ func TestBrowserRunsRunTreeAndDetail(t *testing.T) {
 		t.Errorf("failed run badge = %q", got)
 	}
 	shot(t, ctx, "runs.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2))); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	shot(t, ctx, "runs-360.png")
+	waitJS(t, ctx, "the runs page fits 360px", `document.documentElement.scrollWidth <= 361 && [...document.querySelectorAll(".page")].every(p => p.scrollWidth <= p.clientWidth + 1)`)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900)); err != nil {
+		t.Fatal(err)
+	}
 
 	// Click into the failed run: the header, the positioned error with its caret, the tree.
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`tr[data-id="`+f.failed+`"] a`))); err != nil {

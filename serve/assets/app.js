@@ -75,7 +75,7 @@ function ago(iso) {
   return clock(iso).slice(0, 10);
 }
 
-const badge = (status) => h("span", { class: "badge s-" + status, text: status });
+const badge = (status) => h("span", { class: "badge s-" + status, title: status, text: status });
 
 function errBox(disp, plain) {
   if (disp) {
