@@ -271,11 +271,15 @@ func TestBrowserRunsRunTreeAndDetail(t *testing.T) {
 	}
 	waitJS(t, ctx, "last resolved", `location.pathname === "/runs/`+f.running+`" && document.querySelector(".run-title h1").textContent === "`+f.running+`"`)
 
-	// The resumed run marks its replayed call.
+	// The resumed run marks its replayed call; its header shows its arguments and value.
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+f.resumed)); err != nil {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "replayed tag", `document.querySelectorAll(".row .tag.replayed").length === 1`)
+	if got := jsString(ctx, t, `document.querySelector(".facts").innerText`); !strings.Contains(got, "args version=1.4") || !strings.Contains(got, `value "released"`) ||
+		!strings.Contains(got, "resumed from "+f.failed) || !strings.Contains(got, "1 replayed") {
+		t.Errorf("resumed run facts = %q", got)
+	}
 	if got := jsString(ctx, t, `document.querySelector(".row .tag.replayed").closest(".row").querySelector(".nm").textContent`); got != "plan/generate" {
 		t.Errorf("replayed call = %q", got)
 	}

@@ -555,6 +555,14 @@ function runPage(ref, params) {
     f("tokens", thousands(r.tokens));
     if (r.cost_usd != null) f("cost", cost(r.cost_usd));
     if (r.cost_unknown_calls) facts.append(h("span", { class: "muted", text: `cost unknown for ${r.cost_unknown_calls} call${r.cost_unknown_calls === 1 ? "" : "s"}` }));
+    if (r.args && typeof r.args === "object" && Object.keys(r.args).length) {
+      const text = Object.entries(r.args).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
+      facts.append(h("span", { title: "--set values" }, "args ", h("b", { class: "mono", text: text.length > 60 ? text.slice(0, 59) + "…" : text })));
+    }
+    if (r.final != null) {
+      const text = JSON.stringify(r.final);
+      facts.append(h("span", { title: text.length > 60 ? text : null }, "value ", h("b", { class: "mono", text: text.length > 60 ? text.slice(0, 59) + "…" : text })));
+    }
     if (r.resumed_from) facts.append(h("span", null, "resumed from ", h("a", { href: "/runs/" + encodeURIComponent(r.resumed_from), "data-link": true, class: "mono", text: r.resumed_from })));
     const replayed = st.order.filter((n) => n.replayed).length;
     if (replayed) facts.append(h("span", null, h("b", { text: thousands(replayed) }), " replayed"));
