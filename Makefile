@@ -39,7 +39,10 @@ staticcheck:
 	fi
 
 gotest:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1 || \
+		echo "serve: browser tests skipped: Chromium not found (install it: apt-get install -y chromium)"
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run 'TenThousand' ./serve/
 
 ## bench: every Go benchmark; the README's figures come from this output.
 bench:

@@ -68,9 +68,14 @@ func (s *Sink) Observe(e trace.Event) {
 		hash, inputs := s.input(sp, kind)
 		if c := s.call(sp); c != nil {
 			s.warn(c.SetInput(hash, inputs))
-			return
+		} else {
+			s.begin(sp, kind, hash, inputs)
 		}
-		s.begin(sp, kind, hash, inputs)
+		if system, user := sp.Prompt(); system != "" || user != "" {
+			if c := s.call(sp); c != nil {
+				s.warn(c.SetPrompt(system, user))
+			}
+		}
 	case trace.Running:
 		if kind == KindStep {
 			return // a step node runs from its start

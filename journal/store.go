@@ -217,6 +217,9 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return err
 	}
+	if err := addPromptColumns(ctx, tx); err != nil {
+		return err
+	}
 	var version int
 	err = tx.QueryRowContext(ctx, "SELECT version FROM schema_version").Scan(&version)
 	switch {

@@ -210,7 +210,7 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 	j := a.journal
 	if j != nil {
 		ctx, j.span = trace.Start(ctx, trace.Task, t.Name, a.inputs,
-			trace.Key(hash), trace.Executor("agent:"+a.def.Name), trace.Detail(t))
+			trace.Key(hash), trace.Executor("agent:"+a.def.Name), trace.Detail(t), trace.Prompt(a.system, a.user))
 		if ref := j.span.Ref(); ref != "" {
 			a.notes.Set("task_id", value.String(ref))
 		}

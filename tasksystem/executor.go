@@ -511,9 +511,10 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskSpan) *value
 	// records the call and may replay it.
 	if j != nil {
 		j.session = session
-		hash := handler.RequestHash(session.NextRequest())
+		first := session.NextRequest()
+		hash := handler.RequestHash(first)
 		ctx, j.span = trace.Start(ctx, trace.Task, t.Name, inputsDict(inputs),
-			trace.Key(hash), trace.Executor(providerName+":"+model), trace.Detail(t))
+			trace.Key(hash), trace.Executor(providerName+":"+model), trace.Detail(t), trace.Prompt(first.System, user))
 		if ref := j.span.Ref(); ref != "" {
 			notes.Set("task_id", value.String(ref))
 		}

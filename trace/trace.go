@@ -174,6 +174,7 @@ const (
 	attrReplayKey attrKey = iota
 	attrExecutor
 	attrDetail
+	attrPrompt
 )
 
 // Key is the key under which a call may be replayed and is journaled: a
@@ -190,6 +191,13 @@ func Executor(e string) Attr { return Attr{key: attrExecutor, str: e} }
 // span.
 func Detail(v any) Attr { return Attr{key: attrDetail, val: v} }
 
+// Prompt is the prompt a task call sends: the system prompt and the user
+// message of its first request (the journal keeps them for the run
+// viewer, SPEC §24.1).
+func Prompt(system, user string) Attr {
+	return Attr{key: attrPrompt, str: system, val: user}
+}
+
 // Span is one call seen through the seam. The methods of a nil *Span do
 // nothing, so that code traced without sinks pays nothing.
 type Span struct {
@@ -205,6 +213,8 @@ type Span struct {
 	key      string
 	executor string
 	detail   any
+	system   string
+	user     string
 	ref      string
 	claimed  bool
 	state    EventType
@@ -284,6 +294,17 @@ func (s *Span) Detail() any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.detail
+}
+
+// Prompt returns the system prompt and user message given with the Prompt
+// attribute; both are "" when none was.
+func (s *Span) Prompt() (system, user string) {
+	if s == nil {
+		return "", ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.system, s.user
 }
 
 // StartedAt is when the span was made (waiting or started).
@@ -488,6 +509,9 @@ func Start(ctx context.Context, kind Kind, name string, inputs value.Value, attr
 			s.executor = a.str
 		case attrDetail:
 			s.detail = a.val
+		case attrPrompt:
+			s.system, _ = a.str, a.val
+			s.user, _ = a.val.(string)
 		}
 	}
 	s.mu.Unlock()

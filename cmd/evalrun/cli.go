@@ -27,6 +27,7 @@ type cli struct {
 	Roles     rolesCmd     `cmd:"" help:"List the configured roles."`
 	Contexts  contextsCmd  `cmd:"" help:"List the configured contexts."`
 	Doctor    doctorCmd    `cmd:"" help:"Check the configuration, providers, agents, roles, contexts, templates and databases."`
+	Serve     serveCmd     `cmd:"" help:"Serve a local, read-only web page over the runs, plans and templates (default 127.0.0.1:7700)."`
 }
 
 // evalFlags are the flags shared by run, eval, task and repl.

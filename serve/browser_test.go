@@ -1,0 +1,481 @@
+package serve
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/evalrun/evalrun/journal"
+	"github.com/evalrun/evalrun/value"
+)
+
+// The browser tests drive the system's Chromium (headless) through
+// chromedp — the Chrome DevTools Protocol spoken directly over a local
+// pipe-free websocket, with no driver binary and nothing downloaded, which
+// is what makes it reliable offline. Without Chromium they are skipped
+// and TestMain says so in one line.
+
+var updateDocs = flag.Bool("update-docs", false, "write the README screenshot docs/viewer.png from the browser test")
+
+// chromiumInstall is the command that installs the browser the tests use.
+const chromiumInstall = "apt-get install -y chromium"
+
+// chromiumPath finds the system's Chromium, "" when there is none.
+func chromiumPath() string {
+	if p := os.Getenv("EVALRUN_CHROMIUM"); p != "" { // a browser of one's choice; one that is missing is none
+		if found, err := exec.LookPath(p); err == nil {
+			return found
+		}
+		return ""
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if chromiumPath() == "" && !testing.Short() {
+		fmt.Fprintf(os.Stderr, "serve: browser tests skipped: Chromium not found (install it: %s)\n", chromiumInstall)
+	}
+	code := m.Run()
+	cleanupBig()
+	os.Exit(code)
+}
+
+// artifactDir is where screenshots go: $EVALRUN_ARTIFACTS, else a
+// directory under the system's temporary directory (kept after the test).
+func artifactDir(t *testing.T) string {
+	dir := os.Getenv("EVALRUN_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "evalrun-viewer-screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// browser starts a headless Chromium with a fresh profile and returns its
+// context (a tab).
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := chromiumPath()
+	if path == "" {
+		t.Skipf("Chromium not found (install it: %s)", chromiumInstall)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("no-default-browser-check", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.WindowSize(1440, 900),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start Chromium %s: %v", path, err)
+	}
+	return ctx
+}
+
+// shot saves a screenshot of the viewport under name in the artifacts.
+func shot(t *testing.T, ctx context.Context, name string) string {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	p := filepath.Join(artifactDir(t), name)
+	if err := os.WriteFile(p, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", p)
+	return p
+}
+
+// waitJS polls the expression until it is true.
+func waitJS(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText.slice(0, 2000)`))
+			t.Fatalf("%s: not true after 20s: %s\npage text:\n%s", what, expr, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func jsString(ctx context.Context, t *testing.T, expr string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return s
+}
+
+// viewerServer serves the fixture with a fast poll.
+func viewerServer(t *testing.T, f *fixture) *httptest.Server {
+	t.Helper()
+	s := New(Options{Root: f.root, Templates: fixtureTemplates, Poll: 50 * time.Millisecond})
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	return ts
+}
+
+func TestBrowserRunsRunTreeAndDetail(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+
+	// The runs page lists every run, newest first.
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+f.failed+`"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "four runs listed", `document.querySelectorAll("table.runs tbody tr").length === 4`)
+	if got := jsString(ctx, t, `[...document.querySelectorAll("table.runs tbody tr")].map(r => r.dataset.id).join(",")`); got != strings.Join([]string{f.running, f.resumed, f.failed, f.completed}, ",") {
+		t.Errorf("runs order = %s", got)
+	}
+	waitJS(t, ctx, "counts on the status chips", `[...document.querySelectorAll(".chip")].map(c => c.textContent).join("|") === "all 4|running 1|completed 2|failed 1"`)
+	if got := jsString(ctx, t, `document.querySelector('tr[data-id="`+f.failed+`"] .badge').textContent`); got != "failed" {
+		t.Errorf("failed run badge = %q", got)
+	}
+	shot(t, ctx, "runs.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2))); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	shot(t, ctx, "runs-360.png")
+	waitJS(t, ctx, "the runs page fits 360px", `document.documentElement.scrollWidth <= 361 && [...document.querySelectorAll(".page")].every(p => p.scrollWidth <= p.clientWidth + 1)`)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Click into the failed run: the header, the positioned error with its caret, the tree.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`tr[data-id="`+f.failed+`"] a`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "tree rows", `document.querySelectorAll(".row").length === 10`)
+	if got := jsString(ctx, t, `document.title`); got != f.failed+" · evalrun" {
+		t.Errorf("title = %q", got)
+	}
+	errText := jsString(ctx, t, `document.querySelector(".run-head .errbox").textContent`)
+	if want := "release.sexp:10:4: unbound symbol: run-tests\n  (run-tests))\n   ^"; errText != want {
+		t.Errorf("run error box = %q, want %q", errText, want)
+	}
+	if got := jsString(ctx, t, `document.querySelector(".row .tag.current") ? document.querySelector(".row .tag.current").closest(".row").dataset.seq : ""`); got != "10" {
+		t.Errorf("current position row = %q, want seq 10 (the failed code/implement)", got)
+	}
+	// Parallel reviews overlap on the time axis; the third waited for its slot.
+	if got := jsString(ctx, t, `[...document.querySelectorAll(".row .bar.wait")].map(b => b.closest(".row").dataset.seq).join(",")`); got != "8" {
+		t.Errorf("rows with a wait = %q, want the third review (8)", got)
+	}
+	sum := jsString(ctx, t, `document.querySelector('.row[data-seq="10"] .sum').textContent`)
+	if sum != "RESOURCE_EXHAUSTION turns (10/10)" {
+		t.Errorf("failed task summary = %q", sum)
+	}
+
+	// Collapse the review step (its three tasks and the tool call hide), then expand it again.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="2"] .twist`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "collapsed", `document.querySelectorAll(".row").length === 6`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="2"] .twist`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "expanded", `document.querySelectorAll(".row").length === 10`)
+
+	// Select the first review: its prompt and answer are shown.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="6"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "call detail", `(document.querySelector(".detail") || {}).innerText?.includes("Serve ignores the context")`)
+	detail := jsString(ctx, t, `document.querySelector(".detail").innerText`)
+	for _, want := range []string{"Review the file api.go and list at most three problems.", "1. Serve ignores the context.", "openai:gpt-4.1", "local .evalrun/templates/review-file.xml:1"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("detail panel lacks %q:\n%s", want, detail)
+		}
+	}
+	// The system prompt section starts closed; open it.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.detail details.sect summary`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "system prompt", `document.querySelector(".detail").innerText.includes("You review Go code for bugs. Be brief.")`)
+	p := shot(t, ctx, "run.png")
+	if *updateDocs {
+		copyFile(t, p, filepath.Join("..", "docs", "viewer.png"))
+	}
+
+	// Keyboard: j moves to the tool call under the review, whose parameters show.
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("j")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "j selects the next row", `document.querySelector(".row.sel") && document.querySelector(".row.sel").dataset.seq === "9"`)
+	waitJS(t, ctx, "tool detail", `document.querySelector(".detail").innerText.includes("read_file")`)
+
+	// The parsed JSON of the plan call is a tree.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="5"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "parsed content", `[...document.querySelectorAll(".detail .sect summary")].some(s => s.textContent.startsWith("parsedContent")) && document.querySelector(".detail .jt").innerText.includes("\"tag v1.4\"")`)
+
+	// Small screens: at 360 px the run page still shows the tree and the panel.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "no horizontal overflow at 360px", `document.documentElement.scrollWidth <= 361`)
+	shot(t, ctx, "run-360.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900)); err != nil {
+		t.Fatal(err)
+	}
+
+	// A run opened as "last" shows its full id in the address.
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/last")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "last resolved", `location.pathname === "/runs/`+f.running+`" && document.querySelector(".run-title h1").textContent === "`+f.running+`"`)
+
+	// The resumed run marks its replayed call; its header shows its arguments and value.
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+f.resumed)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "replayed tag", `document.querySelectorAll(".row .tag.replayed").length === 1`)
+	if got := jsString(ctx, t, `document.querySelector(".facts").innerText`); !strings.Contains(got, "args version=1.4") || !strings.Contains(got, `value "released"`) ||
+		!strings.Contains(got, "resumed from "+f.failed) || !strings.Contains(got, "1 replayed") {
+		t.Errorf("resumed run facts = %q", got)
+	}
+	if got := jsString(ctx, t, `document.querySelector(".row .tag.replayed").closest(".row").querySelector(".nm").textContent`); got != "plan/generate" {
+		t.Errorf("replayed call = %q", got)
+	}
+}
+
+func TestBrowserLiveRunAddsNodesWithoutReload(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	// The runs page shows a run that starts while it is open.
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "four runs", `document.querySelectorAll("table.runs tbody tr").length === 4`)
+	waitJS(t, ctx, "runs page live", `document.querySelector("#live").classList.contains("on")`)
+	started, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "nightly.sexp"})
+	f.must(err)
+	waitJS(t, ctx, "the new run appears first", `document.querySelector("table.runs tbody tr").dataset.id === "`+started.ID()+`" && document.querySelectorAll("table.runs tbody tr").length === 5`)
+	f.must(started.Finish(journal.StatusFailed, nil, fmt.Errorf("boom")))
+	waitJS(t, ctx, "its status changes in place", `document.querySelector('tr[data-id="`+started.ID()+`"] .badge').textContent === "failed"`)
+	waitJS(t, ctx, "the counts follow", `[...document.querySelectorAll(".chip")].map(c => c.textContent).join("|") === "all 5|running 1|completed 2|failed 2"`)
+	// The status chips filter.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.chip[data-status="failed"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "only failed runs", `[...document.querySelectorAll("table.runs tbody tr .badge")].map(b => b.textContent).join(",") === "failed,failed" && location.search === "?status=failed"`)
+
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+f.running)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the running run's two steps", `document.querySelectorAll(".row").length === 2`)
+	waitJS(t, ctx, "live", `document.querySelector("#live").classList.contains("on")`)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`)); err != nil {
+		t.Fatal(err)
+	}
+	c := f.addLiveCall("plan/generate", "Plan the release, live.")
+	waitJS(t, ctx, "a new node", `document.querySelectorAll(".row").length === 3 && document.querySelector('.row[data-seq="3"] .dot').classList.contains("running")`)
+	if err := c.End(journal.StatusCompleted, ok("live answer", nil, providerNotes("plan/generate", 10, 5)), "", journal.Usage{InputTokens: 10, OutputTokens: 5, Turns: 1}, 0, false); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the node completes", `document.querySelector('.row[data-seq="3"] .dot').classList.contains("completed")`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="3"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "live call detail", `document.querySelector(".detail").innerText.includes("Plan the release, live.") && document.querySelector(".detail").innerText.includes("live answer")`)
+	if err := f.live.Finish(journal.StatusCompleted, value.String("done"), nil); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the run completes", `document.querySelector(".run-title .badge").textContent === "completed"`)
+	if head := jsString(ctx, t, `document.querySelector(".run-head").innerText`); strings.Contains(head, "null") || strings.Contains(head, "undefined") {
+		t.Errorf("run header shows a missing value:\n%s", head)
+	}
+	if same, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__sameDocument === true`)); err != nil || !same {
+		t.Fatalf("the page was reloaded (marker %v, %v)", same, err)
+	}
+	shot(t, ctx, "live.png")
+}
+
+func TestBrowserPlanGraphTemplatesSearchAndTheme(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/plans/WFS-auth")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the SVG graph", `document.querySelectorAll(".graph-wrap svg.plan-graph g.node").length === 6`)
+	if got := jsString(ctx, t, `[...document.querySelectorAll("svg.plan-graph g.node")].map(g => g.dataset.id + ":" + g.getAttribute("class").replace(" sel", "")).join(" ")`); got !=
+		"IMPL-1:node st-completed IMPL-2:node st-active IMPL-2.1:node st-completed IMPL-2.2:node st-pending current IMPL-3:node st-blocked IMPL-4:node st-pending" {
+		t.Errorf("graph nodes = %s", got)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`svg.plan-graph g.node[data-id="IMPL-1"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "task summary", `document.querySelector(".side").innerText.includes("short-lived JWTs")`)
+	if page := jsString(ctx, t, `document.querySelector("main").innerText`); strings.Contains(page, "null") || strings.Contains(page, "undefined") {
+		t.Errorf("plan page shows a missing value:\n%s", page)
+	}
+	shot(t, ctx, "plan.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the plan page fits 360px", `document.documentElement.scrollWidth <= 361 && [...document.querySelectorAll(".page")].every(p => p.scrollWidth <= p.clientWidth + 1)`)
+	shot(t, ctx, "plan-360.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Templates: scopes, shadowing and the source.
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/templates?name=review/file")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "template source", `document.querySelector(".side") && document.querySelector(".side").innerText.includes("Review the file {{path}}")`)
+	if got := jsString(ctx, t, `[...document.querySelectorAll("tr.group-head")].map(r => r.innerText.trim()).join(" | ")`); got !=
+		"builtin (1) | global (1) ~/.config/evalrun/templates | local (2) .evalrun/templates" {
+		t.Errorf("template groups = %q", got)
+	}
+	if got := jsString(ctx, t, `document.querySelectorAll(".tag.shadowed").length + ""`); got != "1" {
+		t.Errorf("shadowed marks = %s", got)
+	}
+	shot(t, ctx, "templates.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the templates page fits 360px", `document.documentElement.scrollWidth <= 361 && [...document.querySelectorAll(".page")].every(p => p.scrollWidth <= p.clientWidth + 1)`)
+	shot(t, ctx, "templates-360.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Search: "/" focuses the box; a run id prefix and a template name are found.
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "/ focuses the search box", `document.activeElement === document.querySelector("#search")`)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector("#search").value = ""`), chromedp.SendKeys(chromedp.CSS("#search"), "review")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "search results", `!document.querySelector("#search-results").hidden && document.querySelector("#search-results").innerText.includes("review/git-diff")`)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector("#search").value = ""`), chromedp.SendKeys(chromedp.CSS("#search"), f.failed[:15])); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "run found", `document.querySelector("#search-results").innerText.includes("`+f.failed+`")`)
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("\r")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "enter opens the run", `location.pathname === "/runs/`+f.failed+`"`)
+
+	// Keyboard on the runs page: esc goes back, j/k move, enter opens.
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "runs", `document.querySelectorAll("table.runs tbody tr").length === 4`)
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("j"), chromedp.KeyEvent("j"), chromedp.KeyEvent("k"), chromedp.KeyEvent("\r")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "j j k enter opens the second run", `location.pathname === "/runs/`+f.resumed+`"`)
+	waitJS(t, ctx, "rows", `document.querySelectorAll(".row").length > 0`)
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("\x1b")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "esc goes back to the runs", `location.pathname === "/"`)
+
+	// Themes: the system's dark scheme is followed, and the toggle overrides it.
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "dark background", `getComputedStyle(document.body).backgroundColor === "rgb(14, 17, 22)"`)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+f.failed+"?call=6")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "detail from the URL", `document.querySelector(".detail") && !document.querySelector(".detail").hidden && document.querySelector(".detail").innerText.includes("api.go")`)
+	shot(t, ctx, "run-dark.png")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#theme"))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "light by the toggle", `document.documentElement.dataset.theme === "light" && getComputedStyle(document.body).backgroundColor === "rgb(246, 247, 249)"`)
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s", to)
+}
+
+func TestBrowserTenThousandCallRunIsVirtualised(t *testing.T) {
+	skipBig(t)
+	s, id := bigServer(t)
+	ctx := browser(t)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+id)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "rows drawn", `document.querySelectorAll(".row").length > 0`)
+	// Only the rows in view (and a margin) are in the document.
+	if n := jsString(ctx, t, `document.querySelectorAll(".row").length + ""`); n == "" || len(n) > 2 {
+		t.Errorf("%s rows in the document for a run of 10,000 calls", n)
+	}
+	if got := jsString(ctx, t, `document.querySelector(".facts").innerText`); !strings.Contains(got, "calls 10,000") || !strings.Contains(got, "tokens 9,504,000") {
+		t.Errorf("header facts = %q", got)
+	}
+	// Scrolling to the end draws the last call; G-style: fold the last batch with h.
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(() => { const b = document.querySelector(".trace-body"); b.scrollTop = b.scrollHeight; b.dispatchEvent(new Event("scroll")); })()`)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the last call", `!!document.querySelector('.row[data-seq="10000"]')`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="10000"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "its detail", `document.querySelector(".detail").innerText.includes("Summary of file 9999")`)
+	shot(t, ctx, "run-10k.png")
+}
