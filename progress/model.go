@@ -1,7 +1,6 @@
 package progress
 
 import (
-	"sort"
 	"time"
 )
 
@@ -188,16 +187,4 @@ func (m *Model) Counts() (done, running, waiting int) {
 		}
 	}
 	return m.done, running, waiting
-}
-
-// running returns the active leaf calls in the order they were first seen.
-func (m *Model) running() []*Call {
-	var out []*Call
-	for _, c := range m.calls {
-		if c.leaf() && c.active() {
-			out = append(out, c)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
-	return out
 }
