@@ -84,9 +84,10 @@ func repositoryConfigs(t *testing.T) []string {
 
 // TestSchemaAcceptsEveryConfigOfTheRepository: every .evalrun/config.toml
 // of the repository loads with package config and is valid under the
-// schema, and so is the configuration evalrun init writes, uncommented.
+// schema, and so is the configuration evalrun init writes, uncommented,
+// which shows every key of the schema.
 func TestSchemaAcceptsEveryConfigOfTheRepository(t *testing.T) {
-	s, _ := loadSchema(t)
+	s, doc := loadSchema(t)
 	for _, f := range repositoryConfigs(t) {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -99,13 +100,23 @@ func TestSchemaAcceptsEveryConfigOfTheRepository(t *testing.T) {
 			t.Errorf("%s is not valid under the schema: %v", f, v)
 		}
 	}
-	keyLine := regexp.MustCompile(`(?m)^# (\[[a-z._]+\]|[a-z_]+ = .*)$`)
+	keyLine := regexp.MustCompile(`(?m)^# (\[[a-z._]+\]|[a-z_]+ = .*|"@[a-z-]+" = .*)$`)
 	var b strings.Builder
 	for _, m := range keyLine.FindAllStringSubmatch(engine.InitConfig, -1) {
 		b.WriteString(m[1] + "\n")
 	}
 	if v := validateTOML(t, s, b.String()); len(v) > 0 {
 		t.Errorf("the configuration of evalrun init, uncommented, is not valid under the schema: %v", v)
+	}
+	// It shows every key of the schema.
+	var m map[string]any
+	if err := toml.Unmarshal([]byte(b.String()), &m); err != nil {
+		t.Fatalf("the configuration of evalrun init, uncommented: %v\n%s", err, b.String())
+	}
+	for _, k := range leafKeys(doc) {
+		if !hasKey(m, strings.Split(k, ".")) {
+			t.Errorf("the configuration of evalrun init does not show %s", k)
+		}
 	}
 }
 
