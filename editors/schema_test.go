@@ -266,6 +266,8 @@ max_tasks = 12
 		"[agents.a]\ncommand = \"a {prompt}\"\nenv = { \"BAD-NAME\" = \"1\" }\n",
 		"[agents.\"my agent\"]\ncommand = \"a {prompt}\"\n",
 		"[agents.a]\ncommand = \"a {prompt}\"\nmodle = \"m\"\n",
+		"[agents.a]\ncommand = \"a {prompt}\"\nstdin = true\n",
+		"[agents.a]\ncommand = \"a {{ .prompt }}\"\nstdin = true\n",
 		"[contexts.c]\ntags = [\"go\"]\n",
 		"[contexts.c]\nprompt = \"x\"\ntags = [\"\"]\n",
 		"[tasks.t]\ndescription = \"no text\"\n",
@@ -296,6 +298,8 @@ max_tasks = 12
 		"[tasks.t]\ncommand = \"date\"\n",
 		"default_agent = \"none\"\n",
 		"[agents.a]\ncommand = \"a {prompt}\"\n",
+		"[agents.a]\ncommand = \"a {prompt}\"\nstdin = false\n",
+		"[agents.a]\ncommand = \"a -\"\nstdin = true\n",
 		"[plan.agents]\n\"@code-developer\" = \"none\"\n",
 	} {
 		if err := os.WriteFile(path, []byte(good), 0o644); err != nil {
