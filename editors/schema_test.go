@@ -84,9 +84,10 @@ func repositoryConfigs(t *testing.T) []string {
 
 // TestSchemaAcceptsEveryConfigOfTheRepository: every .evalrun/config.toml
 // of the repository loads with package config and is valid under the
-// schema, and so is the configuration evalrun init writes, uncommented.
+// schema, and so is the configuration evalrun init writes, uncommented,
+// which shows every key of the schema.
 func TestSchemaAcceptsEveryConfigOfTheRepository(t *testing.T) {
-	s, _ := loadSchema(t)
+	s, doc := loadSchema(t)
 	for _, f := range repositoryConfigs(t) {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -99,13 +100,23 @@ func TestSchemaAcceptsEveryConfigOfTheRepository(t *testing.T) {
 			t.Errorf("%s is not valid under the schema: %v", f, v)
 		}
 	}
-	keyLine := regexp.MustCompile(`(?m)^# (\[[a-z._]+\]|[a-z_]+ = .*)$`)
+	keyLine := regexp.MustCompile(`(?m)^# (\[[a-z._]+\]|[a-z_]+ = .*|"@[a-z-]+" = .*)$`)
 	var b strings.Builder
 	for _, m := range keyLine.FindAllStringSubmatch(engine.InitConfig, -1) {
 		b.WriteString(m[1] + "\n")
 	}
 	if v := validateTOML(t, s, b.String()); len(v) > 0 {
 		t.Errorf("the configuration of evalrun init, uncommented, is not valid under the schema: %v", v)
+	}
+	// It shows every key of the schema.
+	var m map[string]any
+	if err := toml.Unmarshal([]byte(b.String()), &m); err != nil {
+		t.Fatalf("the configuration of evalrun init, uncommented: %v\n%s", err, b.String())
+	}
+	for _, k := range leafKeys(doc) {
+		if !hasKey(m, strings.Split(k, ".")) {
+			t.Errorf("the configuration of evalrun init does not show %s", k)
+		}
 	}
 }
 
@@ -144,6 +155,8 @@ func TestSchemaAgreesWithTheConfigPackage(t *testing.T) {
 	s, doc := loadSchema(t)
 	keys := leafKeys(doc)
 	full := `default_provider = "local"
+default_agent = "claude"
+default_role = "reviewer"
 [providers.local]
 type = "openai"
 base_url = "http://localhost:11434/v1"
@@ -169,6 +182,50 @@ subset_k = 2
 shell_allow = ["git", "go"]
 [roles.reviewer]
 system = "Be brief."
+description = "Careful reviewer"
+[roles.go-expert]
+file = "~/roles/go-expert.md"
+command = "go version"
+shell = "bash"
+command_timeout = 5
+prompt = "{file_contents} {command_output} {model} {date}"
+[agents.mine]
+description = "My agent"
+command = "{bin} --model {model} --system {role}"
+bin = "/opt/mine/bin/mine"
+stdin = true
+format = "claude-json"
+default_model = "fast"
+models = { fast = "mine-fast-1" }
+timeout = "20m"
+max_parallel = 2
+env = { MINE_QUIET = "1" }
+read_only_args = ["--read-only"]
+[contexts.environment]
+file = "ENVIRONMENT.md"
+required = true
+description = "The machine"
+[contexts.tools]
+command = "go env GOVERSION"
+shell = "sh"
+command_timeout = "10s"
+prompt = "Go: {command_output}"
+tags = ["go"]
+[tasks.diff-review]
+alias = "dr"
+description = "Review the staged diff"
+role = "reviewer"
+agent = "mine"
+model = "fast"
+file = "REVIEW.md"
+command = "git diff --staged"
+shell = "sh"
+command_timeout = 30
+prompt = "{instructions} {file_contents} {command_output}"
+[plan]
+max_tasks = 12
+[plan.agents]
+"@code-developer" = "mine"
 `
 	// Every key of the schema is set above.
 	var m map[string]any
@@ -198,7 +255,28 @@ system = "Be brief."
 		"[limits]\nmax_turns = 0\n",
 		"[providers.x]\ntype = \"anthropic\"\n",
 		"[limits]\ncontext_fraction = 1.5\n",
-		"[roles.r]\nprompt = \"x\"\n",
+		"[roles.r]\ndescription = \"no text\"\n",
+		"[roles.r]\nprompt = \"x\"\ncommand_timeout = 0\n",
+		"[roles.r]\nfile = \" \"\n",
+		"default_agent = \"\"\n",
+		"[agents.a]\nformat = \"text\"\n",
+		"[agents.a]\ncommand = \"a {prompt}\"\nformat = \"xml\"\n",
+		"[agents.a]\ncommand = \"a {prompt}\"\ntimeout = \"soon\"\n",
+		"[agents.a]\ncommand = \"a {prompt}\"\nmax_parallel = 0\n",
+		"[agents.a]\ncommand = \"a {prompt}\"\nenv = { \"BAD-NAME\" = \"1\" }\n",
+		"[agents.\"my agent\"]\ncommand = \"a {prompt}\"\n",
+		"[agents.a]\ncommand = \"a {prompt}\"\nmodle = \"m\"\n",
+		"[agents.a]\ncommand = \"a {prompt}\"\nstdin = true\n",
+		"[agents.a]\ncommand = \"a {{ .prompt }}\"\nstdin = true\n",
+		"[contexts.c]\ntags = [\"go\"]\n",
+		"[contexts.c]\nprompt = \"x\"\ntags = [\"\"]\n",
+		"[tasks.t]\ndescription = \"no text\"\n",
+		"[tasks.t]\nprompt = \"x\"\nalias = \"Bad Alias\"\n",
+		"[tasks.t]\nprompt = \"x\"\nagent = \"\"\n",
+		"[plan]\nmax_tasks = 0\n",
+		"[plan]\nmax_task = 3\n",
+		"[plan.agents]\n\"code-developer\" = \"claude\"\n",
+		"[plan.agents]\n\"@code-developer\" = \"\"\n",
 	} {
 		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
 			t.Fatal(err)
@@ -209,6 +287,30 @@ system = "Be brief."
 			t.Errorf("%q: package config error %v, schema violations %v; want both to refuse it", bad, cerr, v)
 		}
 	}
+	// Each of the ways to give a role, context or task its text is enough
+	// alone, and the other forms of a value are accepted by both.
+	for _, good := range []string{
+		"[roles.r]\nprompt = \"x\"\n",
+		"[roles.r]\nfile = \"r.md\"\n",
+		"[roles.r]\ncommand = \"date\"\ncommand_timeout = \"1m30s\"\n",
+		"[contexts.c]\nfile = \"c.md\"\n",
+		"[contexts.c]\ncommand = \"date\"\n",
+		"[tasks.t]\ncommand = \"date\"\n",
+		"default_agent = \"none\"\n",
+		"[agents.a]\ncommand = \"a {prompt}\"\n",
+		"[agents.a]\ncommand = \"a {prompt}\"\nstdin = false\n",
+		"[agents.a]\ncommand = \"a -\"\nstdin = true\n",
+		"[plan.agents]\n\"@code-developer\" = \"none\"\n",
+	} {
+		if err := os.WriteFile(path, []byte(good), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, cerr := config.Load("", path)
+		v := validateTOML(t, s, good)
+		if cerr != nil || len(v) > 0 {
+			t.Errorf("%q: package config error %v, schema violations %v; want both to accept it", good, cerr, v)
+		}
+	}
 }
 
 func hasKey(m map[string]any, path []string) bool {
@@ -216,6 +318,11 @@ func hasKey(m map[string]any, path []string) bool {
 		return true
 	}
 	if path[0] == "*" {
+		if len(path) == 1 {
+			// A table of names with values that are not tables, such as
+			// env = { NAME = "value" }.
+			return len(m) > 0
+		}
 		for _, v := range m {
 			if sub, ok := v.(map[string]any); ok && hasKey(sub, path[1:]) {
 				return true
@@ -245,6 +352,11 @@ func TestConfigurationReferenceListsEveryKey(t *testing.T) {
 	for _, k := range leafKeys(doc) {
 		parts := strings.Split(k, ".")
 		last := parts[len(parts)-1]
+		if last == "*" {
+			// A table of names (env, models, plan.agents) is documented
+			// under its own key.
+			last = parts[len(parts)-2]
+		}
 		if !strings.Contains(string(page), "`"+last+"`") {
 			t.Errorf("docs/configuration.md does not document %s", k)
 		}

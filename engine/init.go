@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 )
 
-// InitConfig is the .evalrun/config.toml that Init writes: every key of
-// SPEC §18 that the configuration accepts, commented out, with its default.
+// InitConfig is the .evalrun/config.toml that Init writes: every key that
+// the configuration accepts, commented out, with its default (or, in the
+// tables of names such as [agents.NAME], an example).
 // Removing the "# " in front of a key line gives a valid configuration
 // (a test checks it).
-const InitConfig = `# evalrun configuration of this project. Every key is shown with its
-# default, commented out; uncomment a line to change it. The global file
+const InitConfig = `# evalrun configuration of this project. Every key is shown commented out,
+# with its default or, for named tables, an example; uncomment a line to
+# change it. The global file
 # ~/.config/evalrun/config.toml (or $EVALRUN_HOME/config.toml) is read first
 # and this one wins key by key. Reference: docs/configuration.md.
 
@@ -21,6 +23,14 @@ const InitConfig = `# evalrun configuration of this project. Every key is shown 
 # Without it: openai when OPENAI_API_KEY is set, else the offline echo
 # provider, which answers every task with the prompt it was sent.
 # default_provider = "openai"
+
+# The agent (docs/agents.md) that executes task calls nothing else assigns:
+# claude, codex, gemini, aider, qwen or a name under [agents]. Unset or
+# "none": calls go to the provider.
+# default_agent = "claude"
+
+# The role of calls whose template names none, tried before [roles.default].
+# default_role = "default"
 
 # Any OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp, LM Studio,
 # OpenRouter). The names openai, echo and replay exist without a section.
@@ -55,8 +65,64 @@ const InitConfig = `# evalrun configuration of this project. Every key is shown 
 # [tools]
 # shell_allow = ["git", "go"]          # programs system_execute_shell_command may start; [] = tool off
 
+# System prompts; a template chooses one with role="NAME".
 # [roles.default]
 # system = "You are a helpful assistant."
+
+# A role may instead be built from a file, a command's output and a prompt.
+# [roles.reviewer]
+# description = "Careful reviewer"     # shown by evalrun roles list
+# file = "~/roles/reviewer.md"         # ~/ is your home; relative to the project root otherwise
+# command = "go version"
+# shell = "sh"
+# command_timeout = 30                 # seconds, or a duration such as "30s"
+# prompt = "{file_contents} Toolchain: {command_output}"
+
+# A coding agent; claude, codex, gemini, aider and qwen are built in.
+# [agents.mine]
+# description = "My agent"             # shown by evalrun agents list
+# command = "mine --model {model} {prompt}"
+# bin = "mine"                         # what {bin} stands for
+# stdin = false                        # true: the prompt goes to stdin, not {prompt}
+# format = "text"                      # text, claude-json, codex-jsonl or gemini-json
+# default_model = "fast"
+# models = { fast = "mine-fast-1" }    # names you type -> model ids
+# timeout = "30m"                      # per call
+# max_parallel = 8                     # processes at once; default [limits] concurrency
+# env = { MINE_QUIET = "1" }           # added to the inherited environment
+# read_only_args = ["--read-only"]     # appended for read-only calls
+
+# A document placed before the prompt of task calls.
+# [contexts.project]
+# file = "PROJECT.md"
+# required = true                      # every call; otherwise --context NAME or TAG
+# description = "What this project is" # shown by evalrun contexts list
+# [contexts.toolchain]
+# command = "go version"
+# shell = "sh"
+# command_timeout = "10s"
+# prompt = "Toolchain: {command_output}"
+# tags = ["go"]                        # --context go selects it
+
+# A task in the format of start: evalrun task review "focus on errors".
+# [tasks.review]
+# alias = "rv"
+# description = "Review the staged changes"
+# role = "reviewer"
+# agent = "claude"                     # before default_agent
+# model = "sonnet"
+# file = "REVIEW.md"                   # {file_contents}
+# command = "git diff --staged"        # {command_output}
+# shell = "sh"
+# command_timeout = 30
+# prompt = "{file_contents} {instructions} {command_output}"
+
+# Plans of Claude-Code-Workflow sessions (docs/plans.md).
+# [plan]
+# max_tasks = 10                       # tasks a plan may have
+# A task's meta.agent mapped to the agent that runs it ("none": the provider).
+# [plan.agents]
+# "@code-developer" = "claude"
 `
 
 // InitTemplate is the first template Init writes, .evalrun/templates/hello.xml.
