@@ -352,6 +352,21 @@ func indexedPathList(tb testing.TB, s *Store) []string {
 	return out
 }
 
+var sharedBaseline struct {
+	once sync.Once
+	x    *baselineIndex
+}
+
+// gorootBaseline returns the plain BM25 baseline over the files of the
+// shared GOROOT/src index, built once.
+func gorootBaseline(tb testing.TB) *baselineIndex {
+	s, _ := gorootStore(tb)
+	sharedBaseline.once.Do(func() {
+		sharedBaseline.x = newBaseline(tb, s.Root(), indexedPathList(tb, s))
+	})
+	return sharedBaseline.x
+}
+
 var benchHalves struct {
 	once     sync.Once
 	go_, py  benchHalf
@@ -381,10 +396,9 @@ func retrievalHalves(tb testing.TB) (*benchHalf, *benchHalf) {
 			h.go_.skip = "GOROOT/src is missing"
 		} else {
 			s, _ := gorootStore(tb)
-			paths := indexedPathList(tb, s)
 			h.go_.store = s
-			h.go_.base = newBaseline(tb, src, paths)
-			h.go_.cases = sampleCases(goCases(tb, src, paths), benchSample)
+			h.go_.base = gorootBaseline(tb)
+			h.go_.cases = sampleCases(goCases(tb, src, h.go_.base.paths), benchSample)
 		}
 		h.py = benchHalf{name: "Python (stdlib, held out)"}
 		lib := pythonStdlib()
@@ -490,7 +504,7 @@ func BenchmarkRetrieval(b *testing.B) {
 }
 
 // tuneQueries is how many of the Go half's queries tuning scores.
-const tuneQueries = 300
+const tuneQueries = 600
 
 // TestTuneRetrieval searches the content and metadata weights on the Go
 // half of the benchmark, one parameter at a time over a grid, keeping a
@@ -534,9 +548,9 @@ func TestTuneRetrieval(t *testing.T) {
 			return s.at5 > best.at5 || s.at5 == best.at5 && s.rr > best.rr+1e-9
 		}
 		t.Logf("%s start: r@1 %.1f r@5 %.1f MRR %.3f", strategy.name, best.r1(), best.r5(), best.mrr())
-		for round := range 1 {
+		for round := range 2 {
 			for _, f := range strategy.fields {
-				for _, v := range []float64{0, 0.5, 1, 2, 4} {
+				for _, v := range []float64{0, 0.1, 0.25, 0.5, 1, 2, 4} {
 					c := w
 					c.weight[f] = v
 					if s := score(c); better(s) {
@@ -544,7 +558,7 @@ func TestTuneRetrieval(t *testing.T) {
 						t.Logf("  weight[%d] = %v: r@5 %.1f MRR %.3f", f, v, best.r5(), best.mrr())
 					}
 				}
-				for _, v := range []float64{0.3, 0.75, 1} {
+				for _, v := range []float64{0.1, 0.3, 0.5, 0.75, 1} {
 					c := w
 					c.b[f] = v
 					if s := score(c); better(s) {
@@ -552,7 +566,7 @@ func TestTuneRetrieval(t *testing.T) {
 					}
 				}
 			}
-			for _, v := range []float64{0.3, 0.5, 1} {
+			for _, v := range []float64{0.2, 0.3, 0.5, 0.7, 1} {
 				c := w
 				c.test = v
 				if s := score(c); better(s) {

@@ -76,6 +76,12 @@ func TestMain(m *testing.M) {
 		}
 		os.RemoveAll(g.dir)
 	}
+	if h := &benchHalves; h.py.store != nil {
+		h.py.store.Close()
+	}
+	for _, d := range benchHalves.tempDirs {
+		os.RemoveAll(d)
+	}
 	os.Exit(code)
 }
 

@@ -60,6 +60,7 @@ func listFiles(ctx context.Context, root string, exclude func(string) bool, walk
 		}
 		files = append(files, fileOf(p, info))
 	}
+	slices.SortFunc(files, func(a, b listedFile) int { return strings.Compare(a.path, b.path) })
 	return files, nil
 }
 

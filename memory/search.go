@@ -38,17 +38,17 @@ type rankWeights struct {
 // them with the figures they give.
 var (
 	contentWeights = rankWeights{
-		weight:    [numFields]float64{fieldDir: 1.5, fieldName: 3, fieldSymbols: 3, fieldComments: 1, fieldText: 1},
-		b:         [numFields]float64{fieldDir: 0.3, fieldName: 0.3, fieldSymbols: 0.75, fieldComments: 0.75, fieldText: 0.75},
+		weight:    [numFields]float64{fieldDir: 1, fieldName: 2, fieldSymbols: 4, fieldComments: 4, fieldText: 0.1},
+		b:         [numFields]float64{fieldDir: 1, fieldName: 0.3, fieldSymbols: 0.3, fieldComments: 0.3, fieldText: 0.75},
 		test:      0.5,
-		generated: 0.5,
+		generated: 1,
 		example:   0.6,
 	}
 	metadataWeights = rankWeights{
-		weight:    [numFields]float64{fieldDir: 1.5, fieldName: 3, fieldSummary: 1, fieldIdents: 2},
-		b:         [numFields]float64{fieldDir: 0.3, fieldName: 0.3, fieldSummary: 0.75, fieldIdents: 0.75},
-		test:      0.5,
-		generated: 0.5,
+		weight:    [numFields]float64{fieldDir: 4, fieldName: 4, fieldSummary: 1, fieldIdents: 1},
+		b:         [numFields]float64{fieldDir: 0.3, fieldName: 0.75, fieldSummary: 0.75, fieldIdents: 0.75},
+		test:      0.3,
+		generated: 1,
 		example:   0.6,
 	}
 )

@@ -19,7 +19,7 @@ const DefaultDBPath = ".evalrun/index.db"
 
 // schemaVersion is stored in PRAGMA user_version; an index of another
 // version is dropped and rebuilt.
-const schemaVersion = 2
+const schemaVersion = 3
 
 const schema = `
 CREATE TABLE IF NOT EXISTS files (
@@ -47,9 +47,11 @@ CREATE TABLE IF NOT EXISTS terms (
 	data  BLOB
 );
 CREATE TABLE IF NOT EXISTS stats (
-	id     INTEGER PRIMARY KEY CHECK (id = 1),
-	files  INTEGER NOT NULL,
-	docs   BLOB
+	id      INTEGER PRIMARY KEY CHECK (id = 1),
+	files   INTEGER NOT NULL,
+	docs    BLOB,
+	listing BLOB,
+	skipped INTEGER NOT NULL DEFAULT 0
 );
 `
 
@@ -67,6 +69,7 @@ type Store struct {
 
 	stmtStats     *sql.Stmt
 	stmtCount     *sql.Stmt
+	stmtListing   *sql.Stmt
 	stmtTerm      *sql.Stmt
 	stmtFileByID  *sql.Stmt
 	stmtFileByPth *sql.Stmt
@@ -181,6 +184,7 @@ func (s *Store) open() error {
 	}
 	prep(&s.stmtStats, "SELECT files, docs FROM stats WHERE id = 1")
 	prep(&s.stmtCount, "SELECT files FROM stats WHERE id = 1")
+	prep(&s.stmtListing, "SELECT files, skipped, listing FROM stats WHERE id = 1")
 	prep(&s.stmtTerm, "SELECT data FROM terms WHERE term = ?")
 	prep(&s.stmtFileByID, "SELECT path, name, ext, size, summary, identifiers FROM files WHERE id = ?")
 	prep(&s.stmtFileByPth, "SELECT id, name, ext, size, summary, identifiers FROM files WHERE path = ?")
@@ -192,7 +196,7 @@ func (s *Store) Close() error {
 	if s == nil || s.db == nil {
 		return nil
 	}
-	for _, st := range []*sql.Stmt{s.stmtStats, s.stmtCount, s.stmtTerm, s.stmtFileByID, s.stmtFileByPth} {
+	for _, st := range []*sql.Stmt{s.stmtStats, s.stmtCount, s.stmtListing, s.stmtTerm, s.stmtFileByID, s.stmtFileByPth} {
 		if st != nil {
 			st.Close()
 		}

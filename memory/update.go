@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -209,9 +210,9 @@ func (p *updatePlan) unchanged(stored map[string]storedFile, oldSkips map[string
 }
 
 func (s *Store) update(ctx context.Context) (st Stats, err error) {
-	// List the tree while the stored state loads, and first without a
-	// write transaction: when nothing changed, as on most lookups, the
-	// update writes nothing and takes no lock.
+	// List the tree while the listing of the last update loads. When the
+	// two are the same, as on most lookups, nothing changed: the update
+	// writes nothing, takes no lock and reads no other row.
 	var listed []listedFile
 	var listErr error
 	listDone := make(chan struct{})
@@ -219,25 +220,17 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 		defer close(listDone)
 		listed, listErr = listFiles(ctx, s.root, s.exclude, s.opts.walk)
 	}()
-	stored, _, err := loadFiles(ctx, s.db)
-	if err == nil {
-		var oldSkips map[string]skipRow
-		oldSkips, err = loadSkips(ctx, s.db)
-		<-listDone
-		if err == nil && listErr == nil {
-			if p := plan(listed, stored, oldSkips); p.unchanged(stored, oldSkips) {
-				st.Files, st.Skipped = len(stored), p.skipped
-				return st, nil
-			}
-		}
-	} else {
-		<-listDone
-	}
+	var snapFiles, snapSkipped int
+	var snap []byte
+	snapErr := s.stmtListing.QueryRowContext(ctx).Scan(&snapFiles, &snapSkipped, &snap)
+	<-listDone
 	if listErr != nil {
 		return st, listErr
 	}
-	if err != nil {
-		return st, err
+	listing := encodeListing(listed)
+	if snapErr == nil && snap != nil && bytes.Equal(listing, snap) {
+		st.Files, st.Skipped = snapFiles, snapSkipped
+		return st, nil
 	}
 
 	conn, err := s.db.Conn(ctx)
@@ -349,12 +342,10 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 	if err := w.syncSkips(oldSkips, newSkips); err != nil {
 		return st, err
 	}
-	if w.changed {
-		if err := w.writeStats(); err != nil {
-			return st, err
-		}
-	}
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM files").Scan(&st.Files); err != nil {
+		return st, err
+	}
+	if err := w.writeStats(w.changed, listing, st.Skipped); err != nil {
 		return st, err
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
@@ -366,6 +357,30 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 		conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 	}
 	return st, nil
+}
+
+// encodeListing is the stored form of a listing (sorted by path): per file
+// its path, whether it is regular, its size and its time. An update whose
+// listing is byte for byte the last one's has nothing to do. (A file that
+// could not be read is therefore not tried again until it changes.)
+func encodeListing(listed []listedFile) []byte {
+	n := 0
+	for _, f := range listed {
+		n += len(f.path) + 16
+	}
+	out := make([]byte, 0, n)
+	for _, f := range listed {
+		out = binary.AppendUvarint(out, uint64(len(f.path)))
+		out = append(out, f.path...)
+		if f.regular {
+			out = append(out, 1)
+		} else {
+			out = append(out, 0)
+		}
+		out = binary.AppendVarint(out, f.size)
+		out = binary.AppendVarint(out, f.mtime)
+	}
+	return out
 }
 
 // querier is a *sql.DB or a *sql.Conn.
@@ -728,9 +743,19 @@ func (w *writer) flushTerms() error {
 	return nil
 }
 
-// writeStats rewrites the stats row: the file count and the docs table
-// of every file's flags and field lengths.
-func (w *writer) writeStats() error {
+// writeStats rewrites the stats row: the listing the update saw and its
+// count of skipped files, and when files changed the file count and the
+// docs table of every file's flags and field lengths.
+func (w *writer) writeStats(changed bool, listing []byte, skipped int) error {
+	if !changed {
+		res, err := w.conn.ExecContext(w.ctx, "UPDATE stats SET listing = ?, skipped = ? WHERE id = 1", listing, skipped)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
+	}
 	rows, err := w.conn.QueryContext(w.ctx, "SELECT id, info FROM files ORDER BY id")
 	if err != nil {
 		return err
@@ -751,7 +776,8 @@ func (w *writer) writeStats() error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	_, err = w.conn.ExecContext(w.ctx, "INSERT OR REPLACE INTO stats(id, files, docs) VALUES (1, ?, ?)", len(ids), encodeDocTable(ids, infos))
+	_, err = w.conn.ExecContext(w.ctx, "INSERT OR REPLACE INTO stats(id, files, docs, listing, skipped) VALUES (1, ?, ?, ?, ?)",
+		len(ids), encodeDocTable(ids, infos), listing, skipped)
 	return err
 }
 
