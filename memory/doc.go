@@ -69,7 +69,7 @@
 //   - comments: // and /* */ comments (C-like languages), # comments
 //     (Python, shell, YAML, TOML, Makefiles …) and Python's triple-quoted
 //     strings, string literals skipped;
-//   - text: the whole text;
+//   - text: the text outside the comments;
 //   - summary and identifiers: the metadata of SPEC §15.1.
 //
 // Every field is split into terms the same way: Tokens' parts, each

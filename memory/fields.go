@@ -76,6 +76,7 @@ func languageOf(name string) language {
 type fileFields struct {
 	symbols  []string // defined names, in order
 	comments []string // comment and docstring texts
+	code     []string // the text outside the comments
 	flags    uint8
 }
 
@@ -86,14 +87,16 @@ func scanFields(p, text string) fileFields {
 	name := path.Base(p)
 	lang := languageOf(name)
 	ff.flags = kindFlags(p, text)
+	var spans []span
 	switch lang {
 	case langGo, langJS, langRust, langJava, langC:
-		ff.comments = slashComments(text, lang == langGo || lang == langJS)
+		spans = slashComments(text, lang == langGo || lang == langJS)
 	case langPython:
-		ff.comments = hashComments(text, true)
+		spans = hashComments(text, true)
 	case langShell, langHash:
-		ff.comments = hashComments(text, false)
+		spans = hashComments(text, false)
 	}
+	ff.comments, ff.code = splitComments(text, spans)
 	switch lang {
 	case langOther, langHash:
 		ff.symbols = identifiersOf(text)
@@ -145,11 +148,26 @@ func kindFlags(p, text string) uint8 {
 	return f
 }
 
-// slashComments returns the // and /* */ comments of C-like text, skipping
+// span is a comment's text: text[start:end].
+type span struct{ start, end int }
+
+// splitComments returns the comments of text (the spans) and the text
+// between them.
+func splitComments(text string, spans []span) (comments, code []string) {
+	pos := 0
+	for _, sp := range spans {
+		comments = append(comments, text[sp.start:sp.end])
+		code = append(code, text[pos:sp.start])
+		pos = sp.end
+	}
+	return comments, append(code, text[pos:])
+}
+
+// slashComments returns the spans of the // and /* */ comments of C-like text, skipping
 // string literals ("…", '…' when it closes within a few bytes, and `…`
 // when raw is set).
-func slashComments(text string, raw bool) []string {
-	var out []string
+func slashComments(text string, raw bool) []span {
+	var out []span
 	n := len(text)
 	for i := 0; i < n; {
 		c := text[i]
@@ -159,15 +177,14 @@ func slashComments(text string, raw bool) []string {
 			if end < 0 {
 				end = n - i
 			}
-			out = append(out, text[i+2:i+end])
+			out = append(out, span{i + 2, i + end})
 			i += end
 		case c == '/' && i+1 < n && text[i+1] == '*':
 			end := strings.Index(text[i+2:], "*/")
 			if end < 0 {
-				out = append(out, text[i+2:])
-				return out
+				return append(out, span{i + 2, n})
 			}
-			out = append(out, text[i+2:i+2+end])
+			out = append(out, span{i + 2, i + 2 + end})
 			i += end + 4
 		case c == '"':
 			i = skipQuoted(text, i+1, '"')
@@ -210,11 +227,11 @@ func skipQuoted(text string, i int, quote byte) int {
 	return i
 }
 
-// hashComments returns the # comments of text (a # at the start of a line
+// hashComments returns the spans of the # comments of text (a # at the start of a line
 // or after white space) and, with docstrings set (Python), its
 // triple-quoted strings.
-func hashComments(text string, docstrings bool) []string {
-	var out []string
+func hashComments(text string, docstrings bool) []span {
+	var out []span
 	n := len(text)
 	for i := 0; i < n; {
 		c := text[i]
@@ -224,17 +241,16 @@ func hashComments(text string, docstrings bool) []string {
 			if end < 0 {
 				end = n - i
 			}
-			out = append(out, text[i+1:i+end])
+			out = append(out, span{i + 1, i + end})
 			i += end
 		case docstrings && (c == '"' || c == '\''):
 			if i+2 < n && text[i+1] == c && text[i+2] == c {
 				delim := text[i : i+3]
 				end := strings.Index(text[i+3:], delim)
 				if end < 0 {
-					out = append(out, text[i+3:])
-					return out
+					return append(out, span{i + 3, n})
 				}
-				out = append(out, text[i+3:i+3+end])
+				out = append(out, span{i + 3, i + 3 + end})
 				i += end + 6
 				continue
 			}

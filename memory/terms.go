@@ -10,8 +10,9 @@ import (
 // letters, digits and underscores that splits into two parts or more, the
 // whole run lowercased without its underscores, so that ListenAndServe,
 // listen_and_serve and listenandserve are one term. The slice passed to
-// emit is only valid during the call.
-func scanTerms(text string, buf []byte, emit func([]byte)) {
+// emit is only valid during the call. With wholes false the whole
+// identifiers are left out.
+func scanTerms(text string, buf []byte, wholes bool, emit func([]byte)) {
 	cur := buf[:0]
 	var whole []byte // the current run, lowercased, underscores dropped
 	parts := 0       // parts emitted in the current run
@@ -25,7 +26,7 @@ func scanTerms(text string, buf []byte, emit func([]byte)) {
 	}
 	endRun := func() {
 		flushPart()
-		if parts >= 2 && len(whole) > 0 {
+		if wholes && parts >= 2 && len(whole) > 0 {
 			emit(whole)
 		}
 		whole = whole[:0]
@@ -83,7 +84,7 @@ func scanTerms(text string, buf []byte, emit func([]byte)) {
 // and, serv, listenandserve.
 func Terms(text string) []string {
 	var out []string
-	scanTerms(text, make([]byte, 0, 32), func(b []byte) { out = append(out, string(b)) })
+	scanTerms(text, make([]byte, 0, 32), true, func(b []byte) { out = append(out, string(b)) })
 	return out
 }
 
@@ -173,7 +174,7 @@ var stopwords = map[string]bool{
 func queryTerms(q string) []string {
 	var all, kept []string
 	seen := make(map[string]bool)
-	scanTerms(q, make([]byte, 0, 32), func(b []byte) {
+	scanTerms(q, make([]byte, 0, 32), true, func(b []byte) {
 		t := string(b)
 		if seen[t] {
 			return

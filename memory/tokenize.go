@@ -104,8 +104,10 @@ func (tc *termCounter) count(fields *[numFields][]string) *fieldCounts {
 	tc.cur = fieldCounts{terms: tc.cur.terms[:0], tf: tc.cur.tf[:0]}
 	for f, texts := range fields {
 		tc.field = f
+		// The whole identifiers of the text would be a term for every
+		// compound name a body uses; the other fields keep them.
 		for _, p := range texts {
-			scanTerms(p, tc.buf, tc.emit)
+			scanTerms(p, tc.buf, f != fieldText, tc.emit)
 		}
 	}
 	return &fieldCounts{terms: slices.Clone(tc.cur.terms), tf: slices.Clone(tc.cur.tf), lens: tc.cur.lens}

@@ -531,7 +531,7 @@ func (s *Store) readFile(j readJob, buf []byte, tc *termCounter) (readResult, []
 	fields[fieldName] = []string{d.name}
 	fields[fieldSymbols] = ff.symbols
 	fields[fieldComments] = ff.comments
-	fields[fieldText] = []string{text}
+	fields[fieldText] = ff.code
 	fields[fieldSummary] = []string{d.summary}
 	fields[fieldIdents] = d.identifiers
 	d.counts = tc.count(&fields)
