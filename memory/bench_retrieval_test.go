@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -500,7 +499,6 @@ func BenchmarkRetrieval(b *testing.B) {
 			}
 		}
 	}
-	_ = math.Abs
 }
 
 // tuneQueries is how many of the Go half's queries tuning scores.

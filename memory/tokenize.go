@@ -98,16 +98,19 @@ func newTermCounter() *termCounter {
 }
 
 // count returns the counts of the terms of each field's texts, each text
-// split on its own (a term never spans two texts).
-func (tc *termCounter) count(fields *[numFields][]string) *fieldCounts {
+// split on its own (a term never spans two texts). With wholes false no
+// whole identifier is kept.
+func (tc *termCounter) count(fields *[numFields][]string, wholes bool) *fieldCounts {
 	clear(tc.index)
 	tc.cur = fieldCounts{terms: tc.cur.terms[:0], tf: tc.cur.tf[:0]}
 	for f, texts := range fields {
 		tc.field = f
-		// The whole identifiers of the text would be a term for every
-		// compound name a body uses; the other fields keep them.
+		// Whole identifiers are kept where names are: in the text and the
+		// comments they would add a term for every compound name a body
+		// uses or a comment mentions.
+		keep := wholes && (f == fieldDir || f == fieldName || f == fieldSymbols || f == fieldIdents)
 		for _, p := range texts {
-			scanTerms(p, tc.buf, f != fieldText, tc.emit)
+			scanTerms(p, tc.buf, keep, tc.emit)
 		}
 	}
 	return &fieldCounts{terms: slices.Clone(tc.cur.terms), tf: slices.Clone(tc.cur.tf), lens: tc.cur.lens}

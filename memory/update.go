@@ -195,20 +195,6 @@ func plan(listed []listedFile, stored map[string]storedFile, oldSkips map[string
 	return p
 }
 
-// unchanged reports whether the plan changes nothing: no file to read,
-// every stored file kept and the same skipped files.
-func (p *updatePlan) unchanged(stored map[string]storedFile, oldSkips map[string]skipRow) bool {
-	if len(p.jobs) > 0 || len(p.keep) != len(stored) || len(p.newSkips) != len(oldSkips) {
-		return false
-	}
-	for k, v := range p.newSkips {
-		if o, ok := oldSkips[k]; !ok || o != v {
-			return false
-		}
-	}
-	return true
-}
-
 func (s *Store) update(ctx context.Context) (st Stats, err error) {
 	// List the tree while the listing of the last update loads. When the
 	// two are the same, as on most lookups, nothing changed: the update
@@ -534,7 +520,10 @@ func (s *Store) readFile(j readJob, buf []byte, tc *termCounter) (readResult, []
 	fields[fieldText] = ff.code
 	fields[fieldSummary] = []string{d.summary}
 	fields[fieldIdents] = d.identifiers
-	d.counts = tc.count(&fields)
+	// The names a test file defines (TestParseURL, BenchmarkCopy17) are
+	// not kept whole: in GOROOT/src they are one term row in twelve, and
+	// their parts find them as well.
+	d.counts = tc.count(&fields, ff.flags&flagTest == 0)
 	d.info.lens = d.counts.lens
 	r.doc = d
 	return r, buf
@@ -610,7 +599,7 @@ func (w *writer) prepare() error {
 	prep(&w.touch, "UPDATE files SET mtime = ? WHERE id = ?")
 	prep(&w.termID, "SELECT id FROM terms WHERE term = ?")
 	prep(&w.termByID, "SELECT data FROM terms WHERE id = ?")
-	prep(&w.insTerm, "INSERT INTO terms(id, term, data) VALUES (?, ?, ?)")
+	prep(&w.insTerm, "INSERT INTO terms(id, term, data) VALUES "+valueRows(insertBatch))
 	prep(&w.updTerm, "UPDATE terms SET data = ? WHERE id = ?")
 	prep(&w.delTerm, "DELETE FROM terms WHERE id = ?")
 	prep(&w.fwd, "SELECT terms FROM files WHERE id = ?")
@@ -700,6 +689,14 @@ func (w *writer) removeDoc(id int64) error {
 	return err
 }
 
+// insertBatch is how many new terms one INSERT statement writes.
+const insertBatch = 128
+
+// valueRows returns n rows of three placeholders: (?, ?, ?), (?, ?, ?) …
+func valueRows(n int) string {
+	return strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")
+}
+
 // flushTerms writes the posting lists of every touched term.
 func (w *writer) flushTerms() error {
 	entries := make([]*termEntry, 0, len(w.terms)+len(w.touched))
@@ -713,13 +710,33 @@ func (w *writer) flushTerms() error {
 		entries = append(entries, &termEntry{id: id, existing: true})
 	}
 	slices.SortFunc(entries, func(a, b *termEntry) int { return cmp.Compare(a.id, b.id) })
+	// New terms are inserted insertBatch rows per statement: a cold build
+	// inserts hundreds of thousands.
+	var batch []any
+	flush := func() error {
+		n := len(batch) / 3
+		if n == 0 {
+			return nil
+		}
+		var err error
+		if n == insertBatch {
+			_, err = w.insTerm.ExecContext(w.ctx, batch...)
+		} else {
+			_, err = w.conn.ExecContext(w.ctx, "INSERT INTO terms(id, term, data) VALUES "+valueRows(n), batch...)
+		}
+		batch = batch[:0]
+		return err
+	}
 	for _, e := range entries {
 		if err := w.ctx.Err(); err != nil {
 			return err
 		}
 		if !e.existing {
-			if _, err := w.insTerm.ExecContext(w.ctx, e.id, e.term, nullBlob(e.p.blob())); err != nil {
-				return err
+			batch = append(batch, e.id, e.term, nullBlob(e.p.blob()))
+			if len(batch) == 3*insertBatch {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -740,7 +757,7 @@ func (w *writer) flushTerms() error {
 			return err
 		}
 	}
-	return nil
+	return flush()
 }
 
 // writeStats rewrites the stats row: the listing the update saw and its
