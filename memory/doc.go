@@ -80,7 +80,7 @@
 // pars; -er, -ion, -ly are kept), and after the parts of an identifier made
 // of two parts or more the whole identifier lowercased without
 // underscores (ListenAndServe and listen_and_serve → listenandserve), in
-// the dir, name, symbols and identifiers fields of files other than tests. A
+// every field but the text and summary of files other than tests. A
 // query is split the same way, its repeated terms counted once and common
 // English words (the, a, of, returns is not one …) left out unless nothing
 // else is left.

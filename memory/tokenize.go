@@ -105,10 +105,10 @@ func (tc *termCounter) count(fields *[numFields][]string, wholes bool) *fieldCou
 	tc.cur = fieldCounts{terms: tc.cur.terms[:0], tf: tc.cur.tf[:0]}
 	for f, texts := range fields {
 		tc.field = f
-		// Whole identifiers are kept where names are: in the text and the
-		// comments they would add a term for every compound name a body
-		// uses or a comment mentions.
-		keep := wholes && (f == fieldDir || f == fieldName || f == fieldSymbols || f == fieldIdents)
+		// Whole identifiers are kept where names are and in comments; in
+		// the text they would add a term for every compound name a body
+		// uses.
+		keep := wholes && f != fieldText && f != fieldSummary
 		for _, p := range texts {
 			scanTerms(p, tc.buf, keep, tc.emit)
 		}
