@@ -36,7 +36,7 @@ var skipDirs = map[string]bool{
 // Paths for which exclude reports true are left out. Symbolic links and other
 // non-regular files are returned with regular false.
 func listFiles(ctx context.Context, root string, exclude func(string) bool, walk bool) ([]listedFile, error) {
-	if walk {
+	if walk || !inGitTree(root) {
 		return walkFiles(ctx, root, exclude)
 	}
 	paths, ok, err := gitFiles(ctx, root)
@@ -105,6 +105,23 @@ func gitFiles(ctx context.Context, root string) (paths []string, ok bool, err er
 	return paths, true, nil
 }
 
+// inGitTree reports whether root or one of its parents has a .git entry
+// (a directory, or a file in a linked work tree or submodule): only then
+// is git asked for the files, which saves starting a process on every
+// refresh elsewhere.
+func inGitTree(root string) bool {
+	for dir := root; ; {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
+}
+
 // gitEnv is the environment for git without the variables that would point
 // it at another repository than the one containing the root.
 func gitEnv() []string {
@@ -138,28 +155,24 @@ func walkFiles(ctx context.Context, root string, exclude func(string) bool) ([]l
 	}
 	rootDir.Close()
 
+	// A fixed pool of workers takes directories from a shared stack.
 	var (
 		mu      sync.Mutex
+		cond    = sync.NewCond(&mu)
+		stack   = []string{""}
+		busy    int
 		files   []listedFile
-		pending sync.WaitGroup
-		sem     = make(chan struct{}, walkWorkers)
+		workers sync.WaitGroup
 	)
-	var visit func(rel string)
-	visit = func(rel string) {
-		defer pending.Done()
-		if ctx.Err() != nil {
-			return
-		}
-		sem <- struct{}{}
+	readDir := func(rel string) (local []listedFile, subdirs []string) {
 		dir := filepath.Join(root, filepath.FromSlash(rel))
-		f, err := os.Open(dir)
+		f, err := openDir(dir)
 		if err != nil {
-			<-sem
-			return // an unreadable directory
+			return nil, nil // an unreadable directory
 		}
+		defer f.Close()
 		entries, _ := f.ReadDir(-1)
-		var local []listedFile
-		var subdirs []string
+		fd := dirFD(f)
 		for _, d := range entries {
 			name := d.Name()
 			p := name
@@ -175,26 +188,43 @@ func walkFiles(ctx context.Context, root string, exclude func(string) bool) ([]l
 			if exclude(p) {
 				continue
 			}
-			lf, ok := statAt(f, dir, name)
+			lf, ok := statAt(fd, dir, name)
 			if !ok {
 				continue // gone since the directory was read
 			}
 			lf.path = p
 			local = append(local, lf)
 		}
-		f.Close()
-		<-sem
-		mu.Lock()
-		files = append(files, local...)
-		mu.Unlock()
-		for _, sd := range subdirs {
-			pending.Add(1)
-			go visit(sd)
-		}
+		return local, subdirs
 	}
-	pending.Add(1)
-	visit("")
-	pending.Wait()
+	for range walkWorkers {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			mu.Lock()
+			defer mu.Unlock()
+			for {
+				for len(stack) == 0 && busy > 0 {
+					cond.Wait()
+				}
+				if len(stack) == 0 || ctx.Err() != nil {
+					cond.Broadcast()
+					return
+				}
+				rel := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				busy++
+				mu.Unlock()
+				local, subdirs := readDir(rel)
+				mu.Lock()
+				busy--
+				files = append(files, local...)
+				stack = append(stack, subdirs...)
+				cond.Broadcast()
+			}
+		}()
+	}
+	workers.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -203,7 +233,7 @@ func walkFiles(ctx context.Context, root string, exclude func(string) bool) ([]l
 }
 
 // walkWorkers is how many directories a walk reads at once.
-var walkWorkers = max(4, 2*runtime.NumCPU())
+var walkWorkers = min(4, runtime.NumCPU())
 
 // statOther is statAt where no relative stat exists: Lstat of the path.
 func statOther(dir, name string) (listedFile, bool) {
