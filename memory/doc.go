@@ -44,9 +44,10 @@
 // lists of the terms of the files that changed; a changed file gets a new
 // id, so new postings are always appended.
 //
-// A refresh lists the tree (directories read on several goroutines, each
-// file's size and time read by fstatat relative to its directory) while
-// the stats row loads; that row keeps the listing the last update saw
+// A refresh lists the tree (outside a git work tree, found by looking for
+// .git upwards, without starting git; directories read by a pool of up to
+// four workers through blocking descriptors, each file's size and time
+// read by fstatat relative to its directory) while the stats row loads; that row keeps the listing the last update saw
 // (path, type, size and time of every file). When the two listings are
 // the same byte for byte, as on most lookups, nothing else is read and
 // nothing is written. Otherwise the write transaction begins and the
