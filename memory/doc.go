@@ -1,10 +1,11 @@
 // Package memory is evalrun's memory system (SPEC §15): a persistent,
 // incremental index of the project's files in .evalrun/index.db, BM25F
 // ranking of those files against a query over their path, name, defined
-// symbols, comments and text (the content and metadata strategies), sharded associative matching by a model (the llm and
-// llm-metadata strategies) and get_relevant_context_for, the lookup behind
-// get-context, fresh context, template description sources and the
-// system_get_context tool.
+// symbols, comments and text (the content and metadata strategies),
+// sharded associative matching by a model (the llm and llm-metadata
+// strategies) and get_relevant_context_for, the lookup behind get-context,
+// fresh context, template description sources and the system_get_context
+// tool.
 //
 // # Entry points
 //
@@ -47,12 +48,13 @@
 // A refresh lists the tree (outside a git work tree, found by looking for
 // .git upwards, without starting git; directories read by a pool of up to
 // four workers through blocking descriptors, each file's size and time
-// read by fstatat relative to its directory) while the stats row loads; that row keeps the listing the last update saw
-// (path, type, size and time of every file). When the two listings are
-// the same byte for byte, as on most lookups, nothing else is read and
-// nothing is written. Otherwise the write transaction begins and the
-// stored rows are compared file by file, as before. A file that could not
-// be read is therefore tried again only once it changes.
+// read by fstatat relative to its directory) while the stats row loads;
+// that row keeps the listing the last update saw (path, type, size and
+// time of every file). When the two listings are the same byte for byte,
+// as on most lookups, nothing else is read and nothing is written.
+// Otherwise the write transaction begins and the stored rows are compared
+// file by file. A file that could not be read is therefore tried again
+// only once it changes.
 //
 // # Ranking
 //
