@@ -8,7 +8,7 @@ BENCHTIME   ?= 1s
 STATICCHECK_VERSION ?= v0.8.2
 GOBIN_DIR   := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build test lint vet fmt-check staticcheck gotest bench fuzz demo clean
+.PHONY: all build test lint vet fmt-check staticcheck gotest bench bench-retrieval fuzz demo clean
 
 all: build
 
@@ -47,6 +47,13 @@ gotest:
 ## bench: every Go benchmark; the README's figures come from this output.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## bench-retrieval: the retrieval benchmark of docs/retrieval.md (recall of
+## the plain BM25, content and metadata rankings on GOROOT/src and the Python
+## standard library) and the whole-process latency of evalrun context.
+bench-retrieval:
+	$(GO) test -run '^$$' -bench 'Retrieval' -benchtime 1x -v ./memory/
+	$(GO) test -run '^$$' -bench 'ContextProcess' -benchtime 40x ./cmd/evalrun/
 
 ## fuzz: run each fuzz target for FUZZTIME executions.
 fuzz:

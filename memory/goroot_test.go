@@ -76,6 +76,12 @@ func TestMain(m *testing.M) {
 		}
 		os.RemoveAll(g.dir)
 	}
+	if h := &benchHalves; h.py.store != nil {
+		h.py.store.Close()
+	}
+	for _, d := range benchHalves.tempDirs {
+		os.RemoveAll(d)
+	}
 	os.Exit(code)
 }
 
@@ -88,7 +94,7 @@ type relevanceCase struct {
 
 // TestRelevanceGoroot checks that natural-language questions about the
 // standard library find the expected file among the top 5 with the content
-// strategy: at least 8 of 10 must.
+// strategy: all but two must.
 func TestRelevanceGoroot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes GOROOT/src; skipped with -short")
@@ -119,8 +125,8 @@ func TestRelevanceGoroot(t *testing.T) {
 		}
 		t.Logf("%-5v %q → want %s, got %v", ok, c.Query, c.Want, ids)
 	}
-	if found < 8 {
-		t.Errorf("%d of %d queries found the expected file in the top 5, want at least 8", found, len(cases))
+	if found < len(cases)-2 {
+		t.Errorf("%d of %d queries found the expected file in the top 5, want at least %d", found, len(cases), len(cases)-2)
 	}
 }
 

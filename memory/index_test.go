@@ -394,3 +394,54 @@ func TestIndexFunction(t *testing.T) {
 		t.Error("a cancelled index succeeds")
 	}
 }
+
+// TestUnchangedRefreshTakesNoLock checks that an update finding the tree as
+// the last update listed it neither writes nor waits for the write lock,
+// and that it reports the stored counts, skipped files included.
+func TestUnchangedRefreshTakesNoLock(t *testing.T) {
+	root := t.TempDir()
+	notInGitRepo(t, root)
+	writeFile(t, root, "a.txt", "alpha\n")
+	writeFile(t, root, "b.bin", "GIF89a\x00\x01")
+	db := filepath.Join(t.TempDir(), "index.db")
+	s := mustOpen(t, root, WithDBPath(db))
+	if got := counts(mustUpdate(t, s)); got != [5]int{1, 1, 0, 0, 1} {
+		t.Fatalf("cold counts %v", got)
+	}
+	// Another connection holds the write lock.
+	other, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := s.Update(ctx)
+	if err != nil {
+		t.Fatalf("unchanged update while another connection writes: %v", err)
+	}
+	if got := counts(st); got != [5]int{1, 0, 0, 0, 1} {
+		t.Errorf("unchanged counts %v, want [1 0 0 0 1]", got)
+	}
+	conn.ExecContext(context.Background(), "ROLLBACK")
+	conn.Close()
+
+	// A changed file is noticed, and the next update is quiet again.
+	writeFile(t, root, "a.txt", "alpha beta\n")
+	if got := counts(mustUpdate(t, s)); got != [5]int{1, 0, 1, 0, 1} {
+		t.Errorf("after an edit: counts %v, want one updated", got)
+	}
+	if res, _ := s.Search(context.Background(), "beta", StrategyContent, 5); !slices.Equal(res.IDs(), []string{"a.txt"}) {
+		t.Errorf("the edit is not searchable: %v", res.IDs())
+	}
+	if got := counts(mustUpdate(t, s)); got != [5]int{1, 0, 0, 0, 1} {
+		t.Errorf("second unchanged update: counts %v", got)
+	}
+}

@@ -103,7 +103,7 @@ type Match struct {
 	// Content is the file text (at most 100 KiB) for file_content, the
 	// metadata lines for file_metadata.
 	Content string
-	// RelevanceScore is in 0–1; BM25 scores are divided by the best one.
+	// RelevanceScore is in 0–1; BM25F scores are divided by the best one.
 	RelevanceScore float64
 	// ContentType is "file_content" or "file_metadata".
 	ContentType string
@@ -345,7 +345,7 @@ func (m *Memory) Lookup(ctx context.Context, q Query) (Result, error) {
 	return s.Search(ctx, text, strategy, k)
 }
 
-// Search ranks the indexed files against text with BM25 (the content or
+// Search ranks the indexed files against text with BM25F (the content or
 // metadata strategy, SPEC §15.2) and returns the k best matches. It does
 // not refresh the index.
 func (s *Store) Search(ctx context.Context, text, strategy string, k int) (Result, error) {

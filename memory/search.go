@@ -16,13 +16,41 @@ const (
 	bm25B  = 0.75
 )
 
-// field selects the document BM25 ranks: path plus file text, or path,
-// name, summary and identifiers.
+// field selects the ranking: the content or the metadata strategy.
 type field int
 
 const (
 	fieldContent field = iota
 	fieldMetadata
+)
+
+// rankWeights are the BM25F weights of one strategy: per field a weight
+// (0 leaves the field out) and a length normalisation b, and the factors
+// of test, generated and example files.
+type rankWeights struct {
+	weight                   [numFields]float64
+	b                        [numFields]float64
+	test, generated, example float64
+}
+
+// contentWeights and metadataWeights were chosen on the Go half of the
+// retrieval benchmark (bench_retrieval_test.go); docs/retrieval.md lists
+// them with the figures they give.
+var (
+	contentWeights = rankWeights{
+		weight:    [numFields]float64{fieldDir: 1, fieldName: 2, fieldSymbols: 4, fieldComments: 4, fieldText: 0.1},
+		b:         [numFields]float64{fieldDir: 1, fieldName: 0.3, fieldSymbols: 0.3, fieldComments: 0.3, fieldText: 0.75},
+		test:      0.5,
+		generated: 1,
+		example:   0.6,
+	}
+	metadataWeights = rankWeights{
+		weight:    [numFields]float64{fieldDir: 4, fieldName: 4, fieldSummary: 1, fieldIdents: 1},
+		b:         [numFields]float64{fieldDir: 0.3, fieldName: 0.75, fieldSummary: 0.75, fieldIdents: 0.75},
+		test:      0.3,
+		generated: 1,
+		example:   0.6,
+	}
 )
 
 // hit is one ranked file.
@@ -37,70 +65,98 @@ func idf(n, df float64) float64 {
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 
-// rank scores every indexed file against query with BM25 and returns the k
-// best with a score above zero, best first, equal scores by path, with
-// their metadata. Scores are not normalised. The query's distinct tokens
-// are summed, as tasksystem's BM25 over ambient items does.
+// rank scores every indexed file against query and returns the k best with
+// a score above zero, best first, equal scores by path, with their
+// metadata. Scores are not normalised.
 func (s *Store) rank(ctx context.Context, f field, query string, k int) ([]hit, corpusStats, error) {
+	w := &contentWeights
+	if f == fieldMetadata {
+		w = &metadataWeights
+	}
+	return s.rankWith(ctx, w, query, k)
+}
+
+// rankWith is BM25F (the "simple BM25F" of Robertson and Zaragoza) with the
+// weights w: per term and file, the field frequencies, each normalised by
+// its field's length against the field's average and multiplied by the
+// field's weight, are summed into one pseudo-frequency x, and the term adds
+// idf·x·(k1+1)/(x+k1), idf counting the files where the term occurs in a
+// field the strategy ranks. The query's distinct terms (stop words left
+// out) are summed. Test, generated and example files are then multiplied by
+// their factors unless the query names tests or examples.
+func (s *Store) rankWith(ctx context.Context, w *rankWeights, query string, k int) ([]hit, corpusStats, error) {
 	st, err := s.stats(ctx)
 	if err != nil || st.files == 0 || k <= 0 {
 		return nil, st, err
 	}
-	terms := Tokens(query)
-	slices.Sort(terms)
-	terms = slices.Compact(terms)
-	total := st.ctotal
-	stmt := s.stmtCTerm
-	if f == fieldMetadata {
-		total, stmt = st.mtotal, s.stmtMTerm
+	terms := queryTerms(query)
+	docs := st.docs
+	n := float64(len(docs.ids))
+	var avg [numFields]float64
+	for f := range numFields {
+		if n > 0 {
+			avg[f] = docs.totals[f] / n
+		}
 	}
-	n := float64(st.files)
-	avg := float64(total) / n
-	// Scores are accumulated in a slice indexed by document id. Ids are
-	// assigned in sequence and a changed file gets a new one, so they stay
-	// near the file count; the rare ids beyond 4N go to a map.
-	var scores []float64
-	var far map[int64]float64
-	limit := int64(4*st.files + 4096)
+	// Scores are accumulated by position in the docs table.
+	scores := make([]float64, len(docs.ids))
+	type tfx struct {
+		pos int
+		x   float64
+	}
+	var tmp []tfx
 	for _, t := range terms {
 		var blob []byte
-		err := stmt.QueryRowContext(ctx, t).Scan(&blob)
+		err := s.stmtTerm.QueryRowContext(ctx, t).Scan(&blob)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
 		if err != nil {
 			return nil, st, err
 		}
-		df, _, err := postingCount(blob)
-		if err != nil {
-			return nil, st, err
-		}
-		if df == 0 {
-			continue
-		}
-		w := idf(n, float64(df))
-		err = eachPosting(blob, func(doc int64, tf, dl uint32) {
-			norm := 1.0
-			if avg > 0 {
-				norm = 1 - bm25B + bm25B*float64(dl)/avg
+		tmp = tmp[:0]
+		pos := 0
+		err = eachPosting(blob, func(doc int64, tf *[numFields]uint32) {
+			for pos < len(docs.ids) && docs.ids[pos] < doc {
+				pos++
 			}
-			x := float64(tf)
-			v := w * x * (bm25K1 + 1) / (x + bm25K1*norm)
-			switch {
-			case doc < int64(len(scores)):
-				scores[doc] += v
-			case doc < limit:
-				scores = append(scores, make([]float64, int(doc)+1-len(scores))...)
-				scores[doc] += v
-			default:
-				if far == nil {
-					far = make(map[int64]float64)
+			if pos == len(docs.ids) || docs.ids[pos] != doc {
+				return // not in the table: cannot happen in a consistent index
+			}
+			lens := &docs.infos[pos].lens
+			x := 0.0
+			for f, c := range tf {
+				if c == 0 || w.weight[f] == 0 {
+					continue
 				}
-				far[doc] += v
+				norm := 1.0
+				if avg[f] > 0 {
+					norm = 1 - w.b[f] + w.b[f]*float64(lens[f])/avg[f]
+				}
+				x += w.weight[f] * float64(c) / norm
+			}
+			if x > 0 {
+				tmp = append(tmp, tfx{pos, x})
 			}
 		})
 		if err != nil {
 			return nil, st, err
+		}
+		if len(tmp) == 0 {
+			continue
+		}
+		wt := idf(n, float64(len(tmp)))
+		for _, e := range tmp {
+			scores[e.pos] += wt * e.x * (bm25K1 + 1) / (e.x + bm25K1)
+		}
+	}
+	wantTests, wantExamples := false, false
+	for _, t := range terms {
+		switch t {
+		case "test", "unittest", "testdata", "spec":
+			wantTests = true
+		case "exampl":
+			wantExamples = true
 		}
 	}
 	type scored struct {
@@ -108,15 +164,21 @@ func (s *Store) rank(ctx context.Context, f field, query string, k int) ([]hit, 
 		score float64
 	}
 	var ranked []scored
-	for id, sc := range scores {
-		if sc > 0 {
-			ranked = append(ranked, scored{int64(id), sc})
+	for pos, sc := range scores {
+		if sc <= 0 {
+			continue
 		}
-	}
-	for id, sc := range far {
-		if sc > 0 {
-			ranked = append(ranked, scored{id, sc})
+		fl := docs.infos[pos].flags
+		if fl&flagTest != 0 && !wantTests {
+			sc *= w.test
 		}
+		if fl&flagGenerated != 0 {
+			sc *= w.generated
+		}
+		if fl&flagExample != 0 && !wantExamples {
+			sc *= w.example
+		}
+		ranked = append(ranked, scored{docs.ids[pos], sc})
 	}
 	slices.SortFunc(ranked, func(a, b scored) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {

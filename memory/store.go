@@ -19,7 +19,7 @@ const DefaultDBPath = ".evalrun/index.db"
 
 // schemaVersion is stored in PRAGMA user_version; an index of another
 // version is dropped and rebuilt.
-const schemaVersion = 1
+const schemaVersion = 3
 
 const schema = `
 CREATE TABLE IF NOT EXISTS files (
@@ -32,10 +32,8 @@ CREATE TABLE IF NOT EXISTS files (
 	sha256      BLOB NOT NULL,
 	summary     TEXT NOT NULL,
 	identifiers TEXT NOT NULL,
-	clen        INTEGER NOT NULL,
-	mlen        INTEGER NOT NULL,
-	cterms      BLOB,
-	mterms      BLOB
+	info        BLOB NOT NULL,
+	terms       BLOB
 );
 CREATE TABLE IF NOT EXISTS skipped (
 	path   TEXT PRIMARY KEY,
@@ -46,14 +44,14 @@ CREATE TABLE IF NOT EXISTS skipped (
 CREATE TABLE IF NOT EXISTS terms (
 	id    INTEGER PRIMARY KEY,
 	term  TEXT NOT NULL UNIQUE,
-	cdata BLOB,
-	mdata BLOB
+	data  BLOB
 );
 CREATE TABLE IF NOT EXISTS stats (
-	id     INTEGER PRIMARY KEY CHECK (id = 1),
-	files  INTEGER NOT NULL,
-	ctotal INTEGER NOT NULL,
-	mtotal INTEGER NOT NULL
+	id      INTEGER PRIMARY KEY CHECK (id = 1),
+	files   INTEGER NOT NULL,
+	docs    BLOB,
+	listing BLOB,
+	skipped INTEGER NOT NULL DEFAULT 0
 );
 `
 
@@ -70,8 +68,9 @@ type Store struct {
 	updateMu sync.Mutex
 
 	stmtStats     *sql.Stmt
-	stmtCTerm     *sql.Stmt
-	stmtMTerm     *sql.Stmt
+	stmtCount     *sql.Stmt
+	stmtListing   *sql.Stmt
+	stmtTerm      *sql.Stmt
 	stmtFileByID  *sql.Stmt
 	stmtFileByPth *sql.Stmt
 }
@@ -80,6 +79,8 @@ type Store struct {
 type Option func(*options)
 
 type options struct {
+	exclude    func(string) bool // more paths to leave out (benchmarks)
+	walk       bool              // list by walking even inside a git work tree (benchmarks)
 	dbPath     string
 	tokenCount func(string) int
 	workers    int
@@ -181,9 +182,10 @@ func (s *Store) open() error {
 		}
 		*dst, err = db.PrepareContext(ctx, q)
 	}
-	prep(&s.stmtStats, "SELECT files, ctotal, mtotal FROM stats WHERE id = 1")
-	prep(&s.stmtCTerm, "SELECT cdata FROM terms WHERE term = ?")
-	prep(&s.stmtMTerm, "SELECT mdata FROM terms WHERE term = ?")
+	prep(&s.stmtStats, "SELECT files, docs FROM stats WHERE id = 1")
+	prep(&s.stmtCount, "SELECT files FROM stats WHERE id = 1")
+	prep(&s.stmtListing, "SELECT files, skipped, listing FROM stats WHERE id = 1")
+	prep(&s.stmtTerm, "SELECT data FROM terms WHERE term = ?")
 	prep(&s.stmtFileByID, "SELECT path, name, ext, size, summary, identifiers FROM files WHERE id = ?")
 	prep(&s.stmtFileByPth, "SELECT id, name, ext, size, summary, identifiers FROM files WHERE path = ?")
 	return err
@@ -194,7 +196,7 @@ func (s *Store) Close() error {
 	if s == nil || s.db == nil {
 		return nil
 	}
-	for _, st := range []*sql.Stmt{s.stmtStats, s.stmtCTerm, s.stmtMTerm, s.stmtFileByID, s.stmtFileByPth} {
+	for _, st := range []*sql.Stmt{s.stmtStats, s.stmtCount, s.stmtListing, s.stmtTerm, s.stmtFileByID, s.stmtFileByPth} {
 		if st != nil {
 			st.Close()
 		}
@@ -208,25 +210,35 @@ func (s *Store) Root() string { return s.root }
 // DBPath returns the database path as the caller named it (for messages).
 func (s *Store) DBPath() string { return s.display }
 
-// corpusStats are the figures BM25 needs about the whole index.
+// corpusStats are the figures BM25F needs about the whole index.
 type corpusStats struct {
-	files          int
-	ctotal, mtotal int64
+	files int
+	docs  *docTable
 }
 
+// stats reads the file count and the docs table.
 func (s *Store) stats(ctx context.Context) (corpusStats, error) {
 	var st corpusStats
-	err := s.stmtStats.QueryRowContext(ctx).Scan(&st.files, &st.ctotal, &st.mtotal)
+	var blob []byte
+	err := s.stmtStats.QueryRowContext(ctx).Scan(&st.files, &blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return corpusStats{}, nil
 	}
+	if err != nil {
+		return st, err
+	}
+	st.docs, err = decodeDocTable(blob)
 	return st, err
 }
 
 // FileCount returns the number of indexed files.
 func (s *Store) FileCount(ctx context.Context) (int, error) {
-	st, err := s.stats(ctx)
-	return st.files, err
+	var n int
+	err := s.stmtCount.QueryRowContext(ctx).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return n, err
 }
 
 // FileInfo is the stored metadata of one indexed file.

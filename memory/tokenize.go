@@ -70,46 +70,56 @@ func scanTokens(text string, buf []byte, emit func([]byte)) {
 	}
 }
 
-// termCounts are the BM25 tokens of a document: the distinct terms in
-// order of first occurrence, their frequencies and the token total.
-type termCounts struct {
+// fieldCounts are the terms of one file: the distinct terms in order of
+// first occurrence, their frequency in each field, and each field's length
+// in terms.
+type fieldCounts struct {
 	terms []string
-	freq  []uint32
-	total int
+	tf    [][numFields]uint32
+	lens  [numFields]uint32
 }
 
 // maxInterned bounds a counter's table of term strings.
 const maxInterned = 1 << 20
 
-// termCounter counts the tokens of one document after another, reusing its
+// termCounter counts the terms of one file after another, reusing its
 // tables: a worker keeps one. Term strings are interned, so a term common to
-// many documents is allocated once per counter.
+// many files is allocated once per counter.
 type termCounter struct {
 	intern map[string]string
 	index  map[string]int
 	buf    []byte
-	cur    termCounts
+	field  int
+	cur    fieldCounts
 }
 
 func newTermCounter() *termCounter {
 	return &termCounter{intern: make(map[string]string, 1<<12), index: make(map[string]int, 1<<10), buf: make([]byte, 0, 64)}
 }
 
-// count returns the counts of the tokens of parts, each part split on its
-// own (a token never spans two parts).
-func (tc *termCounter) count(parts ...string) *termCounts {
+// count returns the counts of the terms of each field's texts, each text
+// split on its own (a term never spans two texts). With wholes false no
+// whole identifier is kept.
+func (tc *termCounter) count(fields *[numFields][]string, wholes bool) *fieldCounts {
 	clear(tc.index)
-	tc.cur = termCounts{terms: tc.cur.terms[:0], freq: tc.cur.freq[:0]}
-	for _, p := range parts {
-		scanTokens(p, tc.buf, tc.emit)
+	tc.cur = fieldCounts{terms: tc.cur.terms[:0], tf: tc.cur.tf[:0]}
+	for f, texts := range fields {
+		tc.field = f
+		// Whole identifiers are kept where names are and in comments; in
+		// the text they would add a term for every compound name a body
+		// uses.
+		keep := wholes && f != fieldText && f != fieldSummary
+		for _, p := range texts {
+			scanTerms(p, tc.buf, keep, tc.emit)
+		}
 	}
-	return &termCounts{terms: slices.Clone(tc.cur.terms), freq: slices.Clone(tc.cur.freq), total: tc.cur.total}
+	return &fieldCounts{terms: slices.Clone(tc.cur.terms), tf: slices.Clone(tc.cur.tf), lens: tc.cur.lens}
 }
 
 func (tc *termCounter) emit(tok []byte) {
-	tc.cur.total++
+	tc.cur.lens[tc.field]++
 	if i, ok := tc.index[string(tok)]; ok {
-		tc.cur.freq[i]++
+		tc.cur.tf[i][tc.field]++
 		return
 	}
 	s, ok := tc.intern[string(tok)]
@@ -122,7 +132,9 @@ func (tc *termCounter) emit(tok []byte) {
 	}
 	tc.index[s] = len(tc.cur.terms)
 	tc.cur.terms = append(tc.cur.terms, s)
-	tc.cur.freq = append(tc.cur.freq, 1)
+	var tf [numFields]uint32
+	tf[tc.field] = 1
+	tc.cur.tf = append(tc.cur.tf, tf)
 }
 
 // maxSummaryRunes is the length limit of a file summary (SPEC §15.1).

@@ -105,40 +105,61 @@ func TestCutBytes(t *testing.T) {
 }
 
 func TestPostingsRoundTrip(t *testing.T) {
+	type posting struct {
+		Doc int64
+		TF  [numFields]uint32
+	}
+	tf := func(v ...uint32) [numFields]uint32 {
+		var a [numFields]uint32
+		copy(a[:], v)
+		return a
+	}
 	var p plist
-	p.add(3, 1, 10)
-	p.add(7, 4, 200)
-	p.add(1000000, 70000, 900000)
+	for _, e := range []posting{{3, tf(1)}, {7, tf(0, 4, 0, 0, 200)}, {1000000, tf(0, 0, 0, 0, 0, 0, 70000)}} {
+		p.add(e.Doc, &e.TF)
+	}
+	none := tf()
+	p.add(1000001, &none) // a posting without frequencies is not stored
 	var got []posting
-	if err := eachPosting(p.blob(), func(doc int64, tf, dl uint32) { got = append(got, posting{doc, tf, dl}) }); err != nil {
+	collect := func(doc int64, tf *[numFields]uint32) { got = append(got, posting{doc, *tf}) }
+	if err := eachPosting(p.blob(), collect); err != nil {
 		t.Fatal(err)
 	}
-	want := []posting{{3, 1, 10}, {7, 4, 200}, {1000000, 70000, 900000}}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(posting{})); diff != "" {
+	want := []posting{{3, tf(1)}, {7, tf(0, 4, 0, 0, 200)}, {1000000, tf(0, 0, 0, 0, 0, 0, 70000)}}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 
 	var add plist
-	add.add(1000001, 2, 5)
+	two := tf(0, 0, 2)
+	add.add(1000001, &two)
 	merged, err := mergePostings(p.blob(), map[int64]bool{7: true}, &add)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got = nil
-	eachPosting(merged, func(doc int64, tf, dl uint32) { got = append(got, posting{doc, tf, dl}) })
-	want = []posting{{3, 1, 10}, {1000000, 70000, 900000}, {1000001, 2, 5}}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(posting{})); diff != "" {
+	eachPosting(merged, collect)
+	want = []posting{{3, tf(1)}, {1000000, tf(0, 0, 0, 0, 0, 0, 70000)}, {1000001, tf(0, 0, 2)}}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("merge (-want +got):\n%s", diff)
 	}
 	empty, err := mergePostings(p.blob(), map[int64]bool{3: true, 7: true, 1000000: true}, nil)
 	if err != nil || empty != nil {
 		t.Errorf("merge removing everything = %v, %v; want nil", empty, err)
 	}
-	if err := eachPosting([]byte{5, 1}, func(int64, uint32, uint32) {}); err == nil {
+	if err := eachPosting([]byte{5, 1}, func(int64, *[numFields]uint32) {}); err == nil {
 		t.Error("a truncated list decodes without error")
 	}
 	ids, err := decodeIDs(encodeIDs([]int64{1, 5, 900}))
 	if err != nil || !cmp.Equal(ids, []int64{1, 5, 900}) {
 		t.Errorf("decodeIDs(encodeIDs) = %v, %v", ids, err)
+	}
+	info := docInfo{flags: flagTest | flagGenerated, lens: tf(1, 2, 3, 4, 500, 6, 70000)}
+	tbl, err := decodeDocTable(encodeDocTable([]int64{4, 9}, [][]byte{encodeDocInfo(docInfo{}), encodeDocInfo(info)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(tbl.ids, []int64{4, 9}) || tbl.infos[1] != info || tbl.totals[fieldText] != 500 {
+		t.Errorf("doc table round trip: %+v", tbl)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -106,7 +107,8 @@ type docData struct {
 	sha             []byte
 	summary         string
 	identifiers     []string
-	content, meta   *termCounts
+	info            docInfo
+	counts          *fieldCounts
 }
 
 // termEntry is a term touched by an update: its id, whether it is already
@@ -115,7 +117,7 @@ type termEntry struct {
 	id       int64
 	term     string
 	existing bool
-	c, m     plist
+	p        plist
 }
 
 // Update brings the index up to date with the files under the root and
@@ -141,6 +143,9 @@ func (s *Store) exclude(p string) bool {
 	if p == ".evalrun" || strings.HasPrefix(p, ".evalrun/") {
 		return true
 	}
+	if s.opts.exclude != nil && s.opts.exclude(p) {
+		return true
+	}
 	rel, err := filepath.Rel(s.root, s.dbPath)
 	if err != nil {
 		return false
@@ -149,11 +154,71 @@ func (s *Store) exclude(p string) bool {
 	return p == rel || p == rel+"-wal" || p == rel+"-shm" || p == rel+"-journal"
 }
 
-func (s *Store) update(ctx context.Context) (st Stats, err error) {
-	listed, err := listFiles(ctx, s.root, s.exclude)
-	if err != nil {
-		return st, err
+// updatePlan is what an update must do, decided by comparing the listing
+// with the stored rows.
+type updatePlan struct {
+	keep     map[string]bool // stored paths that stay
+	newSkips map[string]skipRow
+	jobs     []readJob
+	skipped  int
+}
+
+// plan compares the listed files with the stored ones.
+func plan(listed []listedFile, stored map[string]storedFile, oldSkips map[string]skipRow) *updatePlan {
+	p := &updatePlan{keep: make(map[string]bool, len(stored)), newSkips: make(map[string]skipRow)}
+	for _, f := range listed {
+		switch {
+		case !f.regular:
+			p.skipped++
+			continue
+		case f.size > maxFileSize:
+			p.skipped++
+			p.newSkips[f.path] = skipRow{f.size, f.mtime, skipTooLarge}
+			continue
+		}
+		old, ok := stored[f.path]
+		if ok && old.size == f.size && old.mtime == f.mtime {
+			p.keep[f.path] = true
+			continue
+		}
+		if sk, ok := oldSkips[f.path]; ok && sk.size == f.size && sk.mtime == f.mtime {
+			p.skipped++
+			p.newSkips[f.path] = sk
+			continue
+		}
+		job := readJob{f: f}
+		if ok {
+			job.old = &old
+		}
+		p.jobs = append(p.jobs, job)
 	}
+	return p
+}
+
+func (s *Store) update(ctx context.Context) (st Stats, err error) {
+	// List the tree while the listing of the last update loads. When the
+	// two are the same, as on most lookups, nothing changed: the update
+	// writes nothing, takes no lock and reads no other row.
+	var listed []listedFile
+	var listErr error
+	listDone := make(chan struct{})
+	go func() {
+		defer close(listDone)
+		listed, listErr = listFiles(ctx, s.root, s.exclude, s.opts.walk)
+	}()
+	var snapFiles, snapSkipped int
+	var snap []byte
+	snapErr := s.stmtListing.QueryRowContext(ctx).Scan(&snapFiles, &snapSkipped, &snap)
+	<-listDone
+	if listErr != nil {
+		return st, listErr
+	}
+	listing := encodeListing(listed)
+	if snapErr == nil && snap != nil && bytes.Equal(listing, snap) {
+		st.Files, st.Skipped = snapFiles, snapSkipped
+		return st, nil
+	}
+
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return st, err
@@ -170,6 +235,8 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 		}
 	}()
 
+	// Another process may have updated the index meanwhile: plan again
+	// inside the transaction.
 	stored, maxID, err := loadFiles(ctx, conn)
 	if err != nil {
 		return st, err
@@ -178,36 +245,17 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 	if err != nil {
 		return st, err
 	}
-
-	// Plan: what is unchanged, skipped without reading, or to be read.
-	keep := make(map[string]bool, len(stored)) // stored paths that stay
-	newSkips := make(map[string]skipRow)
-	var jobs []readJob
-	for _, f := range listed {
-		switch {
-		case !f.regular:
-			st.Skipped++
-			continue
-		case f.size > maxFileSize:
-			st.Skipped++
-			newSkips[f.path] = skipRow{f.size, f.mtime, skipTooLarge}
+	p := plan(listed, stored, oldSkips)
+	keep, newSkips, jobs := p.keep, p.newSkips, p.jobs
+	st.Skipped = p.skipped
+	// The hashes of the files to read tell a touched file from a changed one.
+	for i := range jobs {
+		if jobs[i].old == nil {
 			continue
 		}
-		old, ok := stored[f.path]
-		if ok && old.size == f.size && old.mtime == f.mtime {
-			keep[f.path] = true
-			continue
+		if err := conn.QueryRowContext(ctx, "SELECT sha256 FROM files WHERE id = ?", jobs[i].old.id).Scan(&jobs[i].old.sha); err != nil {
+			return st, err
 		}
-		if sk, ok := oldSkips[f.path]; ok && sk.size == f.size && sk.mtime == f.mtime {
-			st.Skipped++
-			newSkips[f.path] = sk
-			continue
-		}
-		job := readJob{f: f}
-		if ok {
-			job.old = &old
-		}
-		jobs = append(jobs, job)
 	}
 
 	w := &writer{s: s, conn: conn, ctx: ctx, cold: len(stored) == 0, nextID: maxID + 1,
@@ -280,13 +328,10 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 	if err := w.syncSkips(oldSkips, newSkips); err != nil {
 		return st, err
 	}
-	if w.changed {
-		if _, err := conn.ExecContext(ctx, `INSERT OR REPLACE INTO stats(id, files, ctotal, mtotal)
-			SELECT 1, count(*), coalesce(sum(clen), 0), coalesce(sum(mlen), 0) FROM files`); err != nil {
-			return st, err
-		}
-	}
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM files").Scan(&st.Files); err != nil {
+		return st, err
+	}
+	if err := w.writeStats(w.changed, listing, st.Skipped); err != nil {
 		return st, err
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
@@ -300,8 +345,39 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 	return st, nil
 }
 
-func loadFiles(ctx context.Context, conn *sql.Conn) (map[string]storedFile, int64, error) {
-	rows, err := conn.QueryContext(ctx, "SELECT id, path, size, mtime, sha256 FROM files")
+// encodeListing is the stored form of a listing (sorted by path): per file
+// its path, whether it is regular, its size and its time. An update whose
+// listing is byte for byte the last one's has nothing to do. (A file that
+// could not be read is therefore not tried again until it changes.)
+func encodeListing(listed []listedFile) []byte {
+	n := 0
+	for _, f := range listed {
+		n += len(f.path) + 16
+	}
+	out := make([]byte, 0, n)
+	for _, f := range listed {
+		out = binary.AppendUvarint(out, uint64(len(f.path)))
+		out = append(out, f.path...)
+		if f.regular {
+			out = append(out, 1)
+		} else {
+			out = append(out, 0)
+		}
+		out = binary.AppendVarint(out, f.size)
+		out = binary.AppendVarint(out, f.mtime)
+	}
+	return out
+}
+
+// querier is a *sql.DB or a *sql.Conn.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// loadFiles reads the stored files' ids, paths, sizes and times (not their
+// hashes, which only the files to read need).
+func loadFiles(ctx context.Context, conn querier) (map[string]storedFile, int64, error) {
+	rows, err := conn.QueryContext(ctx, "SELECT id, path, size, mtime FROM files")
 	if err != nil {
 		return nil, 0, err
 	}
@@ -311,7 +387,7 @@ func loadFiles(ctx context.Context, conn *sql.Conn) (map[string]storedFile, int6
 	for rows.Next() {
 		var f storedFile
 		var p string
-		if err := rows.Scan(&f.id, &p, &f.size, &f.mtime, &f.sha); err != nil {
+		if err := rows.Scan(&f.id, &p, &f.size, &f.mtime); err != nil {
 			return nil, 0, err
 		}
 		out[p] = f
@@ -320,7 +396,7 @@ func loadFiles(ctx context.Context, conn *sql.Conn) (map[string]storedFile, int6
 	return out, maxID, rows.Err()
 }
 
-func loadSkips(ctx context.Context, conn *sql.Conn) (map[string]skipRow, error) {
+func loadSkips(ctx context.Context, conn querier) (map[string]skipRow, error) {
 	rows, err := conn.QueryContext(ctx, "SELECT path, size, mtime, reason FROM skipped")
 	if err != nil {
 		return nil, err
@@ -434,8 +510,21 @@ func (s *Store) readFile(j readJob, buf []byte, tc *termCounter) (readResult, []
 	}
 	d.summary = summaryOf(text)
 	d.identifiers = identifiersOf(text)
-	d.content = tc.count(d.path, text)
-	d.meta = tc.count(append([]string{d.path, d.name, d.summary}, d.identifiers...)...)
+	ff := scanFields(d.path, text)
+	d.info.flags = ff.flags
+	var fields [numFields][]string
+	fields[fieldDir] = []string{path.Dir(d.path)}
+	fields[fieldName] = []string{d.name}
+	fields[fieldSymbols] = ff.symbols
+	fields[fieldComments] = ff.comments
+	fields[fieldText] = ff.code
+	fields[fieldSummary] = []string{d.summary}
+	fields[fieldIdents] = d.identifiers
+	// The names a test file defines (TestParseURL, BenchmarkCopy17) are
+	// not kept whole: in GOROOT/src they are one term row in twelve, and
+	// their parts find them as well.
+	d.counts = tc.count(&fields, ff.flags&flagTest == 0)
+	d.info.lens = d.counts.lens
 	r.doc = d
 	return r, buf
 }
@@ -504,16 +593,16 @@ func (w *writer) prepare() error {
 			*dst, err = w.conn.PrepareContext(w.ctx, q)
 		}
 	}
-	prep(&w.insFile, `INSERT INTO files(id, path, name, ext, size, mtime, sha256, summary, identifiers, clen, mlen, cterms, mterms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.insFile, `INSERT INTO files(id, path, name, ext, size, mtime, sha256, summary, identifiers, info, terms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	prep(&w.delFile, "DELETE FROM files WHERE id = ?")
 	prep(&w.touch, "UPDATE files SET mtime = ? WHERE id = ?")
 	prep(&w.termID, "SELECT id FROM terms WHERE term = ?")
-	prep(&w.termByID, "SELECT term, cdata, mdata FROM terms WHERE id = ?")
-	prep(&w.insTerm, "INSERT INTO terms(id, term, cdata, mdata) VALUES (?, ?, ?, ?)")
-	prep(&w.updTerm, "UPDATE terms SET cdata = ?, mdata = ? WHERE id = ?")
+	prep(&w.termByID, "SELECT data FROM terms WHERE id = ?")
+	prep(&w.insTerm, "INSERT INTO terms(id, term, data) VALUES "+valueRows(insertBatch))
+	prep(&w.updTerm, "UPDATE terms SET data = ? WHERE id = ?")
 	prep(&w.delTerm, "DELETE FROM terms WHERE id = ?")
-	prep(&w.fwd, "SELECT cterms, mterms FROM files WHERE id = ?")
+	prep(&w.fwd, "SELECT terms FROM files WHERE id = ?")
 	return err
 }
 
@@ -565,33 +654,18 @@ func (w *writer) addDoc(d *docData) error {
 	id := w.nextID
 	w.nextID++
 	w.changed = true
-	ids := func(tc *termCounts, meta bool) ([]byte, error) {
-		termIDs := make([]int64, 0, len(tc.terms))
-		for i, t := range tc.terms {
-			e, err := w.entry(t)
-			if err != nil {
-				return nil, err
-			}
-			if meta {
-				e.m.add(id, tc.freq[i], uint32(tc.total))
-			} else {
-				e.c.add(id, tc.freq[i], uint32(tc.total))
-			}
-			termIDs = append(termIDs, e.id)
+	termIDs := make([]int64, 0, len(d.counts.terms))
+	for i, t := range d.counts.terms {
+		e, err := w.entry(t)
+		if err != nil {
+			return err
 		}
-		slices.Sort(termIDs)
-		return encodeIDs(termIDs), nil
+		e.p.add(id, &d.counts.tf[i])
+		termIDs = append(termIDs, e.id)
 	}
-	cterms, err := ids(d.content, false)
-	if err != nil {
-		return err
-	}
-	mterms, err := ids(d.meta, true)
-	if err != nil {
-		return err
-	}
-	_, err = w.insFile.ExecContext(w.ctx, id, d.path, d.name, d.ext, d.size, d.mtime, d.sha, d.summary,
-		strings.Join(d.identifiers, " "), d.content.total, d.meta.total, cterms, mterms)
+	slices.Sort(termIDs)
+	_, err := w.insFile.ExecContext(w.ctx, id, d.path, d.name, d.ext, d.size, d.mtime, d.sha, d.summary,
+		strings.Join(d.identifiers, " "), encodeDocInfo(d.info), encodeIDs(termIDs))
 	return err
 }
 
@@ -600,21 +674,27 @@ func (w *writer) addDoc(d *docData) error {
 func (w *writer) removeDoc(id int64) error {
 	w.changed = true
 	w.removed[id] = true
-	var cb, mb []byte
-	if err := w.fwd.QueryRowContext(w.ctx, id).Scan(&cb, &mb); err != nil {
+	var b []byte
+	if err := w.fwd.QueryRowContext(w.ctx, id).Scan(&b); err != nil {
 		return err
 	}
-	for _, b := range [][]byte{cb, mb} {
-		tids, err := decodeIDs(b)
-		if err != nil {
-			return err
-		}
-		for _, tid := range tids {
-			w.touched[tid] = true
-		}
+	tids, err := decodeIDs(b)
+	if err != nil {
+		return err
 	}
-	_, err := w.delFile.ExecContext(w.ctx, id)
+	for _, tid := range tids {
+		w.touched[tid] = true
+	}
+	_, err = w.delFile.ExecContext(w.ctx, id)
 	return err
+}
+
+// insertBatch is how many new terms one INSERT statement writes.
+const insertBatch = 128
+
+// valueRows returns n rows of three placeholders: (?, ?, ?), (?, ?, ?) …
+func valueRows(n int) string {
+	return strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")
 }
 
 // flushTerms writes the posting lists of every touched term.
@@ -630,39 +710,92 @@ func (w *writer) flushTerms() error {
 		entries = append(entries, &termEntry{id: id, existing: true})
 	}
 	slices.SortFunc(entries, func(a, b *termEntry) int { return cmp.Compare(a.id, b.id) })
+	// New terms are inserted insertBatch rows per statement: a cold build
+	// inserts hundreds of thousands.
+	var batch []any
+	flush := func() error {
+		n := len(batch) / 3
+		if n == 0 {
+			return nil
+		}
+		var err error
+		if n == insertBatch {
+			_, err = w.insTerm.ExecContext(w.ctx, batch...)
+		} else {
+			_, err = w.conn.ExecContext(w.ctx, "INSERT INTO terms(id, term, data) VALUES "+valueRows(n), batch...)
+		}
+		batch = batch[:0]
+		return err
+	}
 	for _, e := range entries {
 		if err := w.ctx.Err(); err != nil {
 			return err
 		}
 		if !e.existing {
-			if _, err := w.insTerm.ExecContext(w.ctx, e.id, e.term, nullBlob(e.c.blob()), nullBlob(e.m.blob())); err != nil {
-				return err
+			batch = append(batch, e.id, e.term, nullBlob(e.p.blob()))
+			if len(batch) == 3*insertBatch {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 			continue
 		}
-		var term string
-		var cold, mold []byte
-		if err := w.termByID.QueryRowContext(w.ctx, e.id).Scan(&term, &cold, &mold); err != nil {
+		var old []byte
+		if err := w.termByID.QueryRowContext(w.ctx, e.id).Scan(&old); err != nil {
 			return err
 		}
-		c, err := mergePostings(cold, w.removed, &e.c)
+		merged, err := mergePostings(old, w.removed, &e.p)
 		if err != nil {
 			return err
 		}
-		m, err := mergePostings(mold, w.removed, &e.m)
-		if err != nil {
-			return err
-		}
-		if c == nil && m == nil {
+		if merged == nil {
 			_, err = w.delTerm.ExecContext(w.ctx, e.id)
-		} else if !bytes.Equal(c, cold) || !bytes.Equal(m, mold) {
-			_, err = w.updTerm.ExecContext(w.ctx, nullBlob(c), nullBlob(m), e.id)
+		} else if !bytes.Equal(merged, old) {
+			_, err = w.updTerm.ExecContext(w.ctx, merged, e.id)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	return nil
+	return flush()
+}
+
+// writeStats rewrites the stats row: the listing the update saw and its
+// count of skipped files, and when files changed the file count and the
+// docs table of every file's flags and field lengths.
+func (w *writer) writeStats(changed bool, listing []byte, skipped int) error {
+	if !changed {
+		res, err := w.conn.ExecContext(w.ctx, "UPDATE stats SET listing = ?, skipped = ? WHERE id = 1", listing, skipped)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
+	}
+	rows, err := w.conn.QueryContext(w.ctx, "SELECT id, info FROM files ORDER BY id")
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	var infos [][]byte
+	for rows.Next() {
+		var id int64
+		var info []byte
+		if err := rows.Scan(&id, &info); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, id)
+		infos = append(infos, info)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	_, err = w.conn.ExecContext(w.ctx, "INSERT OR REPLACE INTO stats(id, files, docs, listing, skipped) VALUES (1, ?, ?, ?, ?)",
+		len(ids), encodeDocTable(ids, infos), listing, skipped)
+	return err
 }
 
 // nullBlob stores an empty list as NULL.
