@@ -47,6 +47,7 @@ gotest:
 ## bench: every Go benchmark; the README's figures come from this output.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+	cd bench/starlark && $(GO) run .
 
 ## bench-retrieval: the retrieval benchmark of docs/retrieval.md (recall of
 ## the plain BM25, content and metadata rankings on GOROOT/src and the Python
