@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/memory"
 )
 
 // The defaults of SPEC §18. Those the handler applies are the handler's.
@@ -18,8 +19,8 @@ const (
 	DefaultRecursionDepth  = 10_000
 	DefaultMaxStringBytes  = 64 << 20
 	DefaultLLMAttempts     = handler.DefaultAttempts
-	DefaultFreshTopK       = 5
-	DefaultSubsetK         = 5
+	DefaultFreshTopK       = memory.DefaultFreshTopK
+	DefaultSubsetK         = memory.DefaultSubsetK
 )
 
 // The provider types (SPEC §14.5, §18).

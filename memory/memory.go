@@ -18,10 +18,18 @@ const (
 	StrategyLLMMetadata = "llm-metadata"
 )
 
-// Limits of top_k (SPEC §8.7).
+// Limits of top_k (SPEC §8.7), and the defaults of the [context] section
+// (SPEC §13.4, §18): this is their one home; the configuration and the
+// task system read them from here.
 const (
 	DefaultTopK = 10
 	MaxTopK     = 100
+	// DefaultFreshTopK is how many matches a task's fresh lookup asks for
+	// (context.fresh_top_k).
+	DefaultFreshTopK = 5
+	// DefaultSubsetK is how many ambient items inherit_context subset
+	// keeps, ranked by BM25 against the instructions (context.subset_k).
+	DefaultSubsetK = 5
 )
 
 // Summaries and errors of SPEC §15.4.

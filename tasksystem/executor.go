@@ -12,6 +12,7 @@ import (
 
 	"github.com/evalrun/evalrun/handler"
 	"github.com/evalrun/evalrun/handler/tokens"
+	"github.com/evalrun/evalrun/memory"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
@@ -43,12 +44,6 @@ const (
 	// DateLayout formats {{date}}: ISO 8601 with seconds and a numeric
 	// offset, never Z.
 	DateLayout = "2006-01-02T15:04:05-07:00"
-	// DefaultSubsetK is how many ambient items inherit_context subset
-	// keeps (context.subset_k).
-	DefaultSubsetK = 5
-	// DefaultFreshTopK is how many matches a memory lookup of the executor
-	// asks for (context.fresh_top_k).
-	DefaultFreshTopK = 5
 )
 
 // Request is one task call as the evaluator hands it to the executor.
@@ -138,7 +133,7 @@ type Options struct {
 	// (SPEC §19) and the executor's warnings; nil discards them.
 	Stderr io.Writer
 	// SubsetK is context.subset_k, FreshTopK context.fresh_top_k; 0 means
-	// DefaultSubsetK and DefaultFreshTopK.
+	// memory.DefaultSubsetK and memory.DefaultFreshTopK.
 	SubsetK   int
 	FreshTopK int
 
@@ -259,10 +254,10 @@ func NewExecutor(opts Options) *Executor {
 		freshTopK:    opts.FreshTopK,
 	}
 	if e.subsetK <= 0 {
-		e.subsetK = DefaultSubsetK
+		e.subsetK = memory.DefaultSubsetK
 	}
 	if e.freshTopK <= 0 {
-		e.freshTopK = DefaultFreshTopK
+		e.freshTopK = memory.DefaultFreshTopK
 	}
 	return e
 }
