@@ -195,7 +195,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 
 	// The registry: every template of every scope in load order (SPEC §10.2).
-	e.reg = ws.Registry()
+	e.reg = ws.registry()
 	// Record: one cassette for the whole run, wrapping every provider —
 	// the run's, the default and those templates name (decided here: with
 	// DryRun it records the echo answers).

@@ -305,7 +305,7 @@ func TestWorkspace(t *testing.T) {
 	if !errors.As(ws.Err(), &ee) || ee.Kind != engine.KindTemplate || len(ws.Diagnostics) == 0 {
 		t.Errorf("Err %v, diagnostics %v", ws.Err(), ws.Diagnostics)
 	}
-	if _, ok := ws.Registry().Lookup("hi"); !ok || ws.Root != dir {
+	if _, err := ws.ShowTemplate("hi"); err != nil || ws.Root != dir {
 		t.Errorf("registry without greet, or root %s", ws.Root)
 	}
 	if got := engine.HiddenWarning("map", nil); got != `template 'map' is hidden by the primitive 'map'; use (call "map" ...)` {

@@ -64,7 +64,7 @@ func (w *Workspace) PlanOptions(agents AgentRunner) plan.Options {
 		Agents:   names,
 		AgentMap: w.Config.Plan.Agents,
 		HasTemplate: func(name string) bool {
-			_, ok := w.Registry().Lookup(name)
+			_, ok := w.registry().Lookup(name)
 			return ok
 		},
 	}

@@ -82,8 +82,8 @@ func Check(ws *Workspace, srcs []*sexp.Source, opts CheckOptions) CheckResult {
 		}
 		forms = append(forms, f.Forms...)
 	}
-	tasks := evaluator.NewTaskSystem(ws.Registry(), nil)
-	tasks.Tools = ws.Tools()
+	tasks := evaluator.NewTaskSystem(ws.registry(), nil)
+	tasks.Tools = ws.toolset()
 	for _, d := range evaluator.Check(forms, evaluator.CheckOptions{Tasks: tasks, Globals: opts.Globals}) {
 		add(d)
 	}

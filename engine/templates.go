@@ -103,7 +103,7 @@ type TemplateDetail struct {
 // An unknown name is an *Error of KindUsage holding an
 // *UnknownTemplateError with up to three suggestions.
 func (w *Workspace) ShowTemplate(name string) (*TemplateDetail, error) {
-	reg := w.Registry()
+	reg := w.registry()
 	t, ok := reg.Lookup(name)
 	if !ok {
 		return nil, &Error{Kind: KindUsage, Err: &UnknownTemplateError{Name: name, Suggestions: Suggest(reg, name)}}
@@ -171,7 +171,7 @@ type TemplateMatch struct {
 // §10.5).
 func (w *Workspace) MatchTemplates(text string) []TemplateMatch {
 	var out []TemplateMatch
-	for _, m := range w.Registry().Match(text) {
+	for _, m := range w.registry().Match(text) {
 		out = append(out, TemplateMatch{Name: m.Name, Score: m.Score, Scope: m.Scope})
 	}
 	return out

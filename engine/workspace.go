@@ -115,9 +115,9 @@ func (w *Workspace) Display(path string) string {
 	return templates.DisplayPath(path, w.WorkDir, w.Home)
 }
 
-// Registry returns a new registry of the workspace's templates, added in
+// registry returns a new registry of the workspace's templates, added in
 // load order so that a later scope replaces an earlier one (SPEC §10.2).
-func (w *Workspace) Registry() *tasksystem.Registry {
+func (w *Workspace) registry() *tasksystem.Registry {
 	reg := tasksystem.NewRegistry()
 	for _, t := range w.Templates.Templates() {
 		reg.Add(t)
@@ -125,10 +125,10 @@ func (w *Workspace) Registry() *tasksystem.Registry {
 	return reg
 }
 
-// Tools returns the built-in tools as templates are validated against
+// toolset returns the built-in tools as templates are validated against
 // them: rooted at the project, without the settings of a run (no shell
 // commands allowed, no memory).
-func (w *Workspace) Tools() *tools.Tools { return w.tools }
+func (w *Workspace) toolset() *tools.Tools { return w.tools }
 
 // Context is the get-context lookup (SPEC §15.4) without a run, for the
 // content and metadata strategies, which ask no model: it opens the
