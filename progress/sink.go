@@ -121,6 +121,10 @@ func (s *Sink) Observe(e trace.Event) {
 		return // Running: the call has run since it started
 	}
 	ev.Kind, ev.Name = kind, sp.Name()
+	if kind == KindAgent && ev.Name == sp.Executor() {
+		// A plan's agent call is named by its executor: show the agent.
+		ev.Name = strings.TrimPrefix(ev.Name, "agent:")
+	}
 	s.mu.Lock()
 	ev.ID, ev.Parent = s.idLocked(sp, kind), s.parentLocked(sp)
 	if e.Type == trace.Ended {
