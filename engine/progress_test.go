@@ -82,6 +82,7 @@ func TestPlanProgress(t *testing.T) {
 	found := false
 	for _, f := range frames {
 		if want.MatchString(f) {
+			t.Logf("frame:\n%s", f)
 			found = true
 			break
 		}
