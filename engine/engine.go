@@ -224,9 +224,9 @@ func Open(opts Options) (*Engine, error) {
 		DryRun:     opts.DryRun,
 		Context:    retriever{e.mem},
 		Stdin:      stdin,
-		Stderr:     stderr,
+		Stderr:     questionWriter{stderr, opts.Progress},
 		Interactive: func() bool {
-			return tools.IsTerminal(stdin) && tools.IsTerminal(out)
+			return tools.IsTerminal(stdin) && tools.IsTerminal(opts.Progress.terminal(out))
 		},
 	})
 	e.registerPlanTools()

@@ -110,3 +110,28 @@ func (p *Progress) planTasks(tasks []progress.PlannedTask) {
 		p.sink.Plan(tasks)
 	}
 }
+
+// terminal is the stream the display draws on when w is p, else w: what
+// decides whether the run may ask the user (request_user_input).
+func (p *Progress) terminal(w io.Writer) io.Writer {
+	if p != nil && w == io.Writer(p) {
+		return p.out
+	}
+	return w
+}
+
+// questionWriter is the stderr of request_user_input: a question ends the
+// display for the rest of the run (decided here: a prompt and the user's
+// typing cannot share the screen with a redrawing frame), then goes to
+// stderr as it is.
+type questionWriter struct {
+	w io.Writer
+	p *Progress
+}
+
+func (q questionWriter) Write(b []byte) (int, error) {
+	if q.p.On() {
+		q.p.Close()
+	}
+	return q.w.Write(b)
+}

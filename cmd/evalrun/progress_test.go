@@ -222,6 +222,7 @@ var (
 	runningLine = regexp.MustCompile(`(?m)^      ▸ task summarize  fake:m1  \ds$`)
 	waitingLine = regexp.MustCompile(`(?m)^      … [1-5] waiting$`)
 	headerLine  = regexp.MustCompile(`(?m)^[1-7] done · 3 running · [0-4] waiting · [0-9,]+ tokens · \d+s\n  ▸ step summaries  \ds\n    parallel-map`)
+	colour      = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 	agentLine   = regexp.MustCompile(`(?m)^  ▸ agent review  agent:slow  \ds  │ Editing internal/http/retry\.go$`)
 )
 
@@ -253,6 +254,9 @@ func TestProgressPty(t *testing.T) {
 		t.Fatalf("exit %d; screen:\n%s", code, r.screen(t))
 	}
 	final := r.screen(t)
+	if colour.MatchString(r.output()) {
+		t.Errorf("NO_COLOR is set, yet the display has colours")
+	}
 	if want := "\"looks good\"\n"; r.stdout.String() != want {
 		t.Errorf("stdout = %q, want %q", r.stdout.String(), want)
 	}
@@ -308,6 +312,20 @@ func TestProgressOff(t *testing.T) {
 		if !strings.Contains(out, "log: agent next\r\n") {
 			t.Errorf("%s: the log lines are missing: %q", c.name, out)
 		}
+	}
+	// Without NO_COLOR the display has colours: a running call is green.
+	var noColour []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "NO_COLOR=") {
+			noColour = append(noColour, kv)
+		}
+	}
+	r := startPty(t, evalrunCmd(t, dir, noColour, "run", "progress.sexp"))
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("colour: exit %d", code)
+	}
+	if !strings.Contains(r.output(), "\x1b[32m  ▸ agent review  agent:slow  ") {
+		t.Errorf("without NO_COLOR the running agent is not green: %q", r.output())
 	}
 	// --progress always on a pipe draws (decided: always means always).
 	pipe := evalrunCmd(t, dir, env, "run", "--progress", "always", "progress.sexp")
