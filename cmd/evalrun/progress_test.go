@@ -147,9 +147,15 @@ type ptyRun struct {
 
 func startPty(t *testing.T, cmd *exec.Cmd) *ptyRun {
 	t.Helper()
+	return startPtySize(t, cmd, 24, 100)
+}
+
+// startPtySize starts cmd on a terminal of rows lines and cols columns.
+func startPtySize(t *testing.T, cmd *exec.Cmd, rows, cols uint16) *ptyRun {
+	t.Helper()
 	r := &ptyRun{cmd: cmd, done: make(chan struct{})}
 	cmd.Stdout = &r.stdout
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 100})
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,6 +287,37 @@ func TestProgressPty(t *testing.T) {
 	}
 	if final != want {
 		t.Errorf("screen after the run:\n%s\nwant what a pipe gets:\n%s", final, want)
+	}
+}
+
+// TestProgressSmallTerminal: on a terminal of 8 lines and 50 columns the
+// display uses at most 6 lines (the height less two), sums up the calls it
+// has no room for, and cuts lines to the width.
+func TestProgressSmallTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs evalrun for a few seconds")
+	}
+	srv := slowServer(t, 300*time.Millisecond)
+	dir, env := progressProject(t, srv.URL)
+	r := startPtySize(t, evalrunCmd(t, dir, env, "run", "progress.sexp"), 8, 50)
+	s := r.waitScreen(t, "the group cut to the terminal", func(s string) bool {
+		return strings.Contains(s, "    parallel-map ") && strings.Contains(s, " more")
+	})
+	// The frame starts at the header, below the lines passed through.
+	i := strings.LastIndex(s, " done · ")
+	frame := s[strings.LastIndex(s[:i], "\n")+1:]
+	lines := strings.Split(frame, "\n")
+	want := regexp.MustCompile(`^\d done · 3 running · \d waiting · [^\n]{1,20}\n` +
+		`  ▸ step summaries  \ds\n` +
+		`    parallel-map \d/8  \ds\n` +
+		`      ▸ task summarize  fake:m1  \ds\n` +
+		`      ▸ task summarize  fake:m1  \ds\n` +
+		`  … 2 more$`)
+	if len(lines) > 6 || !want.MatchString(frame) {
+		t.Errorf("frame of %d lines on a terminal of 8:\n%s", len(lines), frame)
+	}
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 }
 
