@@ -556,3 +556,27 @@ func TestKillAll(t *testing.T) {
 	}
 	assertGone(t, pgid, pids(t, pidfile)...)
 }
+
+// TestLines: Call.Lines gets every non-empty line of stdout and stderr,
+// trimmed, as the agent prints it (the live display's last line).
+func TestLines(t *testing.T) {
+	d := fake(t, "", map[string]string{"FAKE_STDERR": "thinking\n\n  editing a.go  \nno newline", "FAKE_STDOUT": "answer\n"})
+	var mu sync.Mutex
+	got := map[string]bool{}
+	n := 0
+	res, err := runner().Run(context.Background(), d, agent.Call{Root: t.TempDir(), Lines: func(l string) {
+		mu.Lock()
+		defer mu.Unlock()
+		got[l] = true
+		n++
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Content != "answer" {
+		t.Errorf("content %q", res.Content)
+	}
+	if n != 3 || !got["thinking"] || !got["editing a.go"] || !got["answer"] {
+		t.Errorf("lines %v (%d calls), want thinking, editing a.go and answer", got, n)
+	}
+}

@@ -27,6 +27,11 @@ type Call struct {
 	Root string
 	// ReadOnly appends the definition's ReadOnlyArgs.
 	ReadOnly bool
+	// Lines, when set, receives each non-empty line the process prints on
+	// stdout or stderr, as it prints it (the live display's last line,
+	// SPEC §17.3.1). It is called from the goroutines that read the
+	// process's output and must not block for long.
+	Lines func(line string)
 }
 
 // Invocation is a call's process as it would be started.

@@ -181,7 +181,7 @@ func (r *Runner) Run(ctx context.Context, d Definition, c Call) (*Result, error)
 	display, _ := d.Display(c)
 	tctx, cancel := context.WithTimeoutCause(ctx, d.timeout(), errTimeout)
 	defer cancel()
-	out, err := r.start(tctx, d, path, inv, c.Root)
+	out, err := r.start(tctx, d, path, inv, c.Root, c.Lines)
 	res := &Result{Argv: display, ExitCode: out.exit, Stderr: out.stderr, Duration: out.duration}
 	tail := lastLine(out.stderr)
 	switch {
@@ -281,7 +281,7 @@ type processOutput struct {
 }
 
 // start runs the process to its end and the end of its group.
-func (r *Runner) start(ctx context.Context, d Definition, path string, inv *Invocation, root string) (processOutput, error) {
+func (r *Runner) start(ctx context.Context, d Definition, path string, inv *Invocation, root string, lines func(string)) (processOutput, error) {
 	var po processOutput
 	environ := r.Environ
 	if environ == nil {
@@ -346,6 +346,7 @@ func (r *Runner) start(ctx context.Context, d Definition, path string, inv *Invo
 	overflow := make(chan struct{})
 	over := false // written by the stdout reader before ioDone closes
 	var stdout bytes.Buffer
+	outLines, errLines := &lineWriter{fn: lines}, &lineWriter{fn: lines}
 	var ioWG sync.WaitGroup
 	ioWG.Add(2)
 	go func() {
@@ -360,6 +361,7 @@ func (r *Runner) start(ctx context.Context, d Definition, path string, inv *Invo
 					close(overflow)
 				} else {
 					stdout.Write(buf[:n])
+					outLines.Write(buf[:n])
 				}
 			}
 			if err != nil {
@@ -371,10 +373,13 @@ func (r *Runner) start(ctx context.Context, d Definition, path string, inv *Invo
 	go func() {
 		defer ioWG.Done()
 		var w io.Writer = tail
+		if lines != nil {
+			w = io.MultiWriter(tail, errLines)
+		}
 		var pw *prefixWriter
 		if r.Verbose != nil {
 			pw = &prefixWriter{r: r, prefix: "[" + d.Name + "] "}
-			w = io.MultiWriter(tail, pw)
+			w = io.MultiWriter(w, pw)
 		}
 		_, _ = io.Copy(w, errR)
 		if pw != nil {
@@ -582,4 +587,33 @@ func KillAll() {
 	for pgid := range live.m {
 		signalGroup(pgid, true)
 	}
+}
+
+// lineWriter calls fn with each complete non-empty line written to it,
+// without its line ending; a nil fn makes it do nothing. A line longer
+// than 4 KiB is reported by its first 4 KiB.
+type lineWriter struct {
+	fn  func(string)
+	buf []byte
+}
+
+const maxReportedLine = 4 << 10
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	if w.fn == nil {
+		return len(p), nil
+	}
+	for _, b := range p {
+		if b == '\n' {
+			if line := strings.TrimSpace(string(w.buf)); line != "" {
+				w.fn(line)
+			}
+			w.buf = w.buf[:0]
+			continue
+		}
+		if len(w.buf) < maxReportedLine {
+			w.buf = append(w.buf, b)
+		}
+	}
+	return len(p), nil
 }

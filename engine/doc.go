@@ -84,7 +84,10 @@
 //     notes.task_id, pending while a call waits for its slot, and replay
 //     for Options.Resume. Run creates the statically known steps
 //     as pending before the first evaluation; Finish records the outcome
-//     and Close finishes a run nobody finished as failed.
+//     and Close finishes a run nobody finished as failed;
+//   - when Options.Progress is on (NewProgress: --progress, a terminal,
+//     TERM, NO_COLOR), the live progress display's sink (progress.Sink,
+//     SPEC §17.3.1); RunPlan announces the plan's task tree to it.
 //
 // The evalrun command (cmd/evalrun) is a thin layer over this package: it
 // parses flags, reads files, prints values and errors, maps the Kind of an

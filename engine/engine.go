@@ -87,6 +87,11 @@ type Options struct {
 	// Getenv reads the environment (API keys, EVALRUN_HOME, HOME,
 	// EVALRUN_CASSETTE); nil means os.Getenv.
 	Getenv func(string) string
+	// Progress, when its display is on, observes the run's calls and
+	// draws them on stderr (--progress, SPEC §17.3.1); nil or off draws
+	// nothing. Stderr should be the same Progress, so that the run's
+	// lines pass through above the display.
+	Progress *Progress
 	// AgentOptions are --agent, --role, --context and the agents' log
 	// (SPEC §22).
 	AgentOptions
@@ -219,9 +224,9 @@ func Open(opts Options) (*Engine, error) {
 		DryRun:     opts.DryRun,
 		Context:    retriever{e.mem},
 		Stdin:      stdin,
-		Stderr:     stderr,
+		Stderr:     questionWriter{stderr, opts.Progress},
 		Interactive: func() bool {
-			return tools.IsTerminal(stdin) && tools.IsTerminal(out)
+			return tools.IsTerminal(stdin) && tools.IsTerminal(opts.Progress.terminal(out))
 		},
 	})
 	e.registerPlanTools()
@@ -271,6 +276,9 @@ func Open(opts Options) (*Engine, error) {
 		e.journal, e.runID = j, j.run.ID()
 		e.start = j.start
 		e.sinks = append(e.sinks, j.sink)
+	}
+	if opts.Progress.On() {
+		e.sinks = append(e.sinks, opts.Progress.sink)
 	}
 	e.exec = tasksystem.NewExecutor(tasksystem.Options{
 		Start:           e.start,

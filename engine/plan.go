@@ -14,6 +14,7 @@ import (
 	"github.com/evalrun/evalrun/handler/tools"
 	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/plan"
+	"github.com/evalrun/evalrun/progress"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/trace"
@@ -105,7 +106,18 @@ func (e *Engine) RunPlan(ctx context.Context, p *plan.Plan, r PlanRun) (*plan.Ou
 	// evalrun plan run starts the trace; the plan-run tool of a workflow
 	// is traced already, under its tool call.
 	ctx = e.traced(ctx)
-	return plan.Run(ctx, p, &planExecutor{e: e, agents: r.Agents, forceProvider: ro.Agent == "none", dry: r.DryRun}, ro)
+	x := &planExecutor{e: e, agents: r.Agents, forceProvider: ro.Agent == "none", dry: r.DryRun, tasks: map[string]*plan.Task{}}
+	planned := make([]progress.PlannedTask, 0, len(p.Tasks))
+	for _, t := range p.Tasks {
+		x.tasks[t.ID] = t
+		pt := progress.PlannedTask{ID: t.ID, Title: t.Title, Agent: t.Agent, Completed: t.Status == plan.StatusCompleted}
+		if t.Parent != nil {
+			pt.Parent = t.Parent.ID
+		}
+		planned = append(planned, pt)
+	}
+	e.opts.Progress.planTasks(planned)
+	return plan.Run(ctx, p, x, ro)
 }
 
 // planExecutor implements plan.Executor with the engine's task path.
@@ -114,6 +126,9 @@ type planExecutor struct {
 	agents        AgentRunner
 	forceProvider bool
 	dry           bool
+	// tasks are the plan's tasks by id, for the title and agent of their
+	// spans.
+	tasks map[string]*plan.Task
 }
 
 // RunTask runs the role template of a task with the provider, or renders
@@ -198,9 +213,15 @@ func (x *planExecutor) agent(ctx context.Context, name, prompt, dir string, read
 	return ans, err
 }
 
-// Begin opens a step node of the journal for a task or a step.
+// Begin opens a step node of the journal for a task (a trace.PlanTask
+// span with the task's title and agent) or a step.
 func (x *planExecutor) Begin(ctx context.Context, kind, name string) (context.Context, func(string, error)) {
-	ctx, sp := trace.Start(ctx, trace.Step, name, nil)
+	var sp *trace.Span
+	if t := x.tasks[name]; kind == "task" && t != nil {
+		ctx, sp = trace.Start(ctx, trace.PlanTask, name, nil, trace.Title(t.Title), trace.Executor(t.Agent))
+	} else {
+		ctx, sp = trace.Start(ctx, trace.Step, name, nil)
+	}
 	sp.Running()
 	return ctx, func(out string, err error) {
 		if err != nil {

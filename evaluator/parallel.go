@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 	"golang.org/x/sync/errgroup"
 )
@@ -88,11 +89,20 @@ func primParallelMap(t *thread, c *call, args []value.Value) (value.Value, error
 		return nil, err
 	}
 	f := args[0]
+	// The map is one span (the live display's group, SPEC §17.3.1); its
+	// items' calls are its children and each finished item advances it.
+	outer := t.ctx
+	var span *trace.Span
+	t.ctx, span = trace.Start(outer, trace.ParallelMap, "parallel-map", nil, trace.Total(len(items)))
 	l, err := t.runParallel(len(items), func(bt *thread, i int) (value.Value, error) {
+		defer span.Advance()
 		return bt.apply(f, []value.Value{items[i]}, c.at())
 	})
+	t.ctx = outer
 	if err != nil {
+		span.End(trace.Result{Status: trace.Failed, Error: err.Error()}, trace.Usage{})
 		return nil, err
 	}
+	span.End(trace.Result{Status: trace.Completed}, trace.Usage{})
 	return l, nil
 }

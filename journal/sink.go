@@ -48,7 +48,7 @@ func kindOf(k trace.Kind) string {
 		return KindTask
 	case trace.Tool:
 		return KindTool
-	case trace.Step:
+	case trace.Step, trace.PlanTask: // a plan task is a step node (SPEC §23.3)
 		return KindStep
 	}
 	return ""

@@ -79,6 +79,10 @@ func (d *Display) loop() {
 			return
 		case <-t.C:
 			d.mu.Lock()
+			if d.closed {
+				d.mu.Unlock()
+				return
+			}
 			_, running, waiting := d.model.Counts()
 			if d.dirty || running+waiting > 0 {
 				d.redraw()
@@ -104,6 +108,9 @@ func (d *Display) Event(e Event) {
 func (d *Display) Cancelling() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.closed {
+		return
+	}
 	d.model.Cancelling(d.opts.Now())
 	d.redraw()
 }
@@ -134,6 +141,8 @@ func (d *Display) Write(p []byte) (int, error) {
 }
 
 // Close stops redrawing, erases the frame and writes any unfinished line.
+// The frame is erased in the same critical section that closes the
+// display, so that a line written concurrently lands below what stays.
 func (d *Display) Close() error {
 	d.mu.Lock()
 	if d.closed {
@@ -141,16 +150,14 @@ func (d *Display) Close() error {
 		return nil
 	}
 	d.closed = true
-	d.mu.Unlock()
-	close(d.stop)
-	<-d.done
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	var b strings.Builder
 	d.erase(&b)
 	b.Write(d.pending.Bytes())
 	d.pending.Reset()
 	_, err := io.WriteString(d.out, b.String())
+	d.mu.Unlock()
+	close(d.stop)
+	<-d.done
 	return err
 }
 

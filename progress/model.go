@@ -123,6 +123,12 @@ func (m *Model) Apply(e Event) {
 			m.roots = append(m.roots, c)
 		}
 	}
+	if e.Kind != "" {
+		c.Kind = e.Kind // a waiting task turns out to run on an agent
+	}
+	if e.Name != "" {
+		c.Name = e.Name
+	}
 	if e.Executor != "" {
 		c.Executor = e.Executor
 	}

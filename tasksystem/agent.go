@@ -239,6 +239,9 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 	}
 	call := agent.Call{Prompt: a.user, System: a.system, Model: a.model, Date: string(e.date),
 		Instructions: string(e.instructions), Task: t.Name, Root: e.roots.root, ReadOnly: s.ReadOnly}
+	if j != nil && j.span != nil {
+		call.Lines = j.span.Progress // the agent's last line, for the live display
+	}
 	// The model is already mapped: the definition must not map it again.
 	def := a.def
 	def.Models, def.DefaultModel = nil, ""

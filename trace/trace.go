@@ -33,8 +33,12 @@ const (
 	// Agent is reserved for a task executed by a coding-agent process
 	// (SPEC §22).
 	Agent Kind = "agent"
-	// PlanTask is reserved for one task of a plan (SPEC §23).
+	// PlanTask is one task of a plan (SPEC §23): its name is the task's
+	// id, Title its title, Executor its meta.agent.
 	PlanTask Kind = "plan-task"
+	// ParallelMap is one (parallel-map F ITEMS) call (SPEC §8.6): Total is
+	// the number of items, and each finished item is reported by Advance.
+	ParallelMap Kind = "parallel-map"
 )
 
 // EventType says what happened to a span.
@@ -84,6 +88,9 @@ type Event struct {
 	Time time.Time
 	// Text is a Progress event's text.
 	Text string
+	// Done is the number of finished parts of the call (Advance), 0 when
+	// the Progress event carries none.
+	Done int
 }
 
 // Sink receives the events of a run's spans: the journal, the dry run,
@@ -175,6 +182,8 @@ const (
 	attrExecutor
 	attrDetail
 	attrPrompt
+	attrTotal
+	attrTitle
 )
 
 // Key is the key under which a call may be replayed and is journaled: a
@@ -198,6 +207,14 @@ func Prompt(system, user string) Attr {
 	return Attr{key: attrPrompt, str: system, val: user}
 }
 
+// Total is the number of parts of a call whose progress is counted with
+// Span.Advance: the items of a parallel-map.
+func Total(n int) Attr { return Attr{key: attrTotal, val: n} }
+
+// Title is a human-readable title of the call, shown after its name: a
+// plan task's title.
+func Title(t string) Attr { return Attr{key: attrTitle, str: t} }
+
 // Span is one call seen through the seam. The methods of a nil *Span do
 // nothing, so that code traced without sinks pays nothing.
 type Span struct {
@@ -215,6 +232,9 @@ type Span struct {
 	detail   any
 	system   string
 	user     string
+	title    string
+	total    int
+	done     int
 	ref      string
 	claimed  bool
 	state    EventType
@@ -305,6 +325,49 @@ func (s *Span) Prompt() (system, user string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.system, s.user
+}
+
+// Title is the call's title (Title); "" when none.
+func (s *Span) Title() string {
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.title
+}
+
+// Total is the number of parts of the call (Total); 0 when not given.
+func (s *Span) Total() int {
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total
+}
+
+// Done is the number of parts finished so far (Advance).
+func (s *Span) Done() int {
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done
+}
+
+// Advance reports that one more part of a running call has finished (an
+// item of a parallel-map): a Progress event whose Done is the new count.
+func (s *Span) Advance() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.done++
+	n := s.done
+	s.mu.Unlock()
+	s.tr.emit(Event{Type: Progress, Span: s, Time: time.Now(), Done: n})
 }
 
 // StartedAt is when the span was made (waiting or started).
@@ -512,6 +575,10 @@ func Start(ctx context.Context, kind Kind, name string, inputs value.Value, attr
 		case attrPrompt:
 			s.system, _ = a.str, a.val
 			s.user, _ = a.val.(string)
+		case attrTotal:
+			s.total, _ = a.val.(int)
+		case attrTitle:
+			s.title = a.str
 		}
 	}
 	s.mu.Unlock()

@@ -158,3 +158,49 @@ func TestConcurrentClaim(t *testing.T) {
 		t.Errorf("%d Starts claimed the waiting span, want 1", claimed)
 	}
 }
+
+// TestTotalTitleAdvance: the attributes of a group and a plan task, and
+// Advance's Progress events with the count of finished parts.
+func TestTotalTitleAdvance(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		done []int
+	)
+	sink := sinkFunc(func(e trace.Event) {
+		if e.Type == trace.Progress {
+			mu.Lock()
+			done = append(done, e.Done)
+			mu.Unlock()
+		}
+	})
+	ctx := trace.WithSinks(context.Background(), sink)
+	_, g := trace.Start(ctx, trace.ParallelMap, "parallel-map", nil, trace.Total(3), trace.Title("files"))
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); g.Advance() }()
+	}
+	wg.Wait()
+	if g.Total() != 3 || g.Title() != "files" || g.Done() != 3 {
+		t.Fatalf("total %d, title %q, done %d", g.Total(), g.Title(), g.Done())
+	}
+	if len(done) != 3 {
+		t.Fatalf("progress events %v, want three", done)
+	}
+	seen := map[int]bool{}
+	for _, n := range done {
+		seen[n] = true
+	}
+	if !seen[1] || !seen[2] || !seen[3] {
+		t.Fatalf("progress counts %v, want 1, 2 and 3", done)
+	}
+	var nilSpan *trace.Span
+	nilSpan.Advance()
+	if nilSpan.Total() != 0 || nilSpan.Done() != 0 || nilSpan.Title() != "" {
+		t.Fatal("a nil span has attributes")
+	}
+}
+
+type sinkFunc func(trace.Event)
+
+func (f sinkFunc) Observe(e trace.Event) { f(e) }

@@ -44,22 +44,31 @@ type evalFlags struct {
 	agentFlags `embed:""`
 }
 
+// progressFlag is --progress of run, eval, task and plan run (SPEC
+// §17.3.1).
+type progressFlag struct {
+	Progress string `name:"progress" enum:"auto,always,never" default:"auto" placeholder:"WHEN" help:"Show the live progress display on stderr: auto (when stderr is a terminal and TERM is not dumb), always or never."`
+}
+
 // runCmd is "evalrun run FILE...".
 type runCmd struct {
-	evalFlags `embed:""`
-	Resume    string   `name:"resume" placeholder:"RUN" help:"Start a new run that resumes RUN (an id, a unique prefix or last) of the journal: its workflow (unless FILE is given) and --set values (unless new ones are given) are used again, and its completed task and tool calls are replayed instead of run."`
-	Files     []string `arg:"" optional:"" name:"file" sep:"none" help:"Workflow files, evaluated in order; - reads standard input. Optional with --resume."`
+	evalFlags    `embed:""`
+	progressFlag `embed:""`
+	Resume       string   `name:"resume" placeholder:"RUN" help:"Start a new run that resumes RUN (an id, a unique prefix or last) of the journal: its workflow (unless FILE is given) and --set values (unless new ones are given) are used again, and its completed task and tool calls are replayed instead of run."`
+	Files        []string `arg:"" optional:"" name:"file" sep:"none" help:"Workflow files, evaluated in order; - reads standard input. Optional with --resume."`
 }
 
 // evalCmd is "evalrun eval EXPR".
 type evalCmd struct {
-	evalFlags `embed:""`
-	Expr      string `arg:"" name:"expr" help:"The program text."`
+	evalFlags    `embed:""`
+	progressFlag `embed:""`
+	Expr         string `arg:"" name:"expr" help:"The program text."`
 }
 
 // taskCmd is "evalrun task NAME [INSTRUCTIONS]".
 type taskCmd struct {
 	evalFlags    `embed:""`
+	progressFlag `embed:""`
 	Name         string `arg:"" name:"name" help:"Template name, alias or type:subtype."`
 	Instructions string `arg:"" optional:"" name:"instructions" help:"The text of {{instructions}}."`
 }
@@ -126,13 +135,22 @@ type contextCmd struct {
 }
 
 // Run implements "evalrun run".
-func (c *runCmd) Run(a *app) error { return exit(a.runFiles(c.Files, c.evalFlags, c.Resume)) }
+func (c *runCmd) Run(a *app) error {
+	a.progressMode = c.Progress
+	return exit(a.runFiles(c.Files, c.evalFlags, c.Resume))
+}
 
 // Run implements "evalrun eval".
-func (c *evalCmd) Run(a *app) error { return exit(a.evalExpr(c.Expr, c.evalFlags)) }
+func (c *evalCmd) Run(a *app) error {
+	a.progressMode = c.Progress
+	return exit(a.evalExpr(c.Expr, c.evalFlags))
+}
 
 // Run implements "evalrun task".
-func (c *taskCmd) Run(a *app) error { return exit(a.task(c.Name, c.Instructions, c.evalFlags)) }
+func (c *taskCmd) Run(a *app) error {
+	a.progressMode = c.Progress
+	return exit(a.task(c.Name, c.Instructions, c.evalFlags))
+}
 
 // Run implements "evalrun check".
 func (c *checkCmd) Run(a *app) error { return exit(a.check(c.Files, c.Set, c.Templates)) }

@@ -41,6 +41,10 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// progressMode is --progress of the command ("" for none: never);
+	// progress is the display while a run goes on (startProgress).
+	progressMode string
+	progress     *engine.Progress
 }
 
 // main parses args and runs the selected command. It never panics: a

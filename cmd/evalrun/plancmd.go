@@ -31,12 +31,13 @@ type planCheckCmd struct{ planDirArg }
 
 type planRunCmd struct {
 	planDirArg
-	Task     []string   `name:"task" sep:"none" placeholder:"ID" help:"Run only this task (IMPL-1, or IMPL-1.* for its subtasks). Repeatable."`
-	Agent    string     `name:"agent" placeholder:"A" help:"The agent of tasks that [plan.agents] and meta.tool leave unchosen; none forces the provider."`
-	Parallel int        `name:"parallel" default:"1" placeholder:"N" help:"Run up to N tasks at once (never two whose focus_paths overlap)."`
-	DryRun   bool       `name:"dry-run" help:"Print the waves and write every prompt; run no agent and no command."`
-	Resume   resumeFlag `name:"resume" placeholder:"RUN" help:"Continue a run of the journal (--resume for the last, --resume=RUN for an id or prefix): completed tasks are not run again, completed calls are replayed, active tasks start again."`
-	Provider string     `name:"provider" placeholder:"P" help:"Use the provider P for every task (no agents)."`
+	Task         []string   `name:"task" sep:"none" placeholder:"ID" help:"Run only this task (IMPL-1, or IMPL-1.* for its subtasks). Repeatable."`
+	Agent        string     `name:"agent" placeholder:"A" help:"The agent of tasks that [plan.agents] and meta.tool leave unchosen; none forces the provider."`
+	Parallel     int        `name:"parallel" default:"1" placeholder:"N" help:"Run up to N tasks at once (never two whose focus_paths overlap)."`
+	DryRun       bool       `name:"dry-run" help:"Print the waves and write every prompt; run no agent and no command."`
+	Resume       resumeFlag `name:"resume" placeholder:"RUN" help:"Continue a run of the journal (--resume for the last, --resume=RUN for an id or prefix): completed tasks are not run again, completed calls are replayed, active tasks start again."`
+	Provider     string     `name:"provider" placeholder:"P" help:"Use the provider P for every task (no agents)."`
+	progressFlag `embed:""`
 }
 
 type planStatusCmd struct {
@@ -168,6 +169,14 @@ func (c *planRunCmd) Run(a *app) error {
 		a.errorf("--agent and --provider cannot be used together")
 		return exit(exitUsage)
 	}
+	if !c.DryRun { // a dry run prints its waves on stdout: no display
+		a.progressMode = c.Progress
+	}
+	stopProgress, code := a.startProgress()
+	if code != exitOK {
+		return exit(code)
+	}
+	defer stopProgress()
 	p, _, code := a.loadPlan(c.Dir)
 	if code != exitOK {
 		return exit(code)
@@ -194,11 +203,13 @@ func (c *planRunCmd) Run(a *app) error {
 		return exit(code)
 	}
 	sig := notifySignals(a.stderr)
+	sig.onCancel = a.progressCancelling
 	defer sig.stop()
 	var err error
 	interrupted := sig.guard(func(ctx context.Context) {
 		_, err = e.RunPlan(ctx, p, engine.PlanRun{Parallel: c.Parallel, Tasks: c.Task, Agent: c.Agent, DryRun: c.DryRun, Resume: c.Resume != "", Stdout: a.stdout})
 	})
+	stopProgress()
 	if interrupted {
 		e.Finish(nil, errors.New("cancelled"))
 		a.finish(e, true)

@@ -165,7 +165,13 @@ func (a *app) evalSetup(flags evalFlags) ([]setting, int) {
 //
 // The run is recorded in the journal (jn) unless it is a dry run.
 func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn *engine.JournalInfo, resumed *engine.Resume) int {
+	stopProgress, code := a.startProgress()
+	if code != exitOK {
+		return code
+	}
+	defer stopProgress()
 	sig := notifySignals(a.stderr)
+	sig.onCancel = a.progressCancelling
 	defer sig.stop()
 	forms, ok := a.parseSources(srcs)
 	if !ok {
@@ -181,9 +187,11 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn 
 	}
 	defer a.finish(e, true)
 	var v value.Value
-	if sig.guard(func(ctx context.Context) {
+	interrupted := sig.guard(func(ctx context.Context) {
 		v, err = e.Run(ctx, prog)
-	}) {
+	})
+	stopProgress()
+	if interrupted {
 		e.Finish(nil, errCancelled)
 		return exitInterrupted
 	}

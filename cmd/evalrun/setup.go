@@ -58,6 +58,7 @@ func (a *app) open(flags evalFlags, instructions string, jn *engine.JournalInfo,
 		Stdin:        a.stdin,
 		Stderr:       a.stderr,
 		Getenv:       a.getenv,
+		Progress:     a.progress,
 		AgentOptions: flags.agentOptions(),
 	})
 	if err != nil {
@@ -102,4 +103,37 @@ func (a *app) finish(e *engine.Engine, usage bool) {
 // recorded; the engine records the inputs as its arguments.
 func journalInfo(path, text string) *engine.JournalInfo {
 	return &engine.JournalInfo{WorkflowPath: path, WorkflowText: text}
+}
+
+// startProgress starts the live display of --progress (SPEC §17.3.1) over
+// stderr: until stop, everything the command writes to stderr passes
+// through above it. stop erases it (what stays is what a run without a
+// terminal prints) and may be called more than once; call it when the run
+// has ended, before the value is printed on stdout.
+func (a *app) startProgress() (stop func(), code int) {
+	mode := a.progressMode
+	if mode == "" {
+		mode = engine.ProgressNever
+	}
+	p, err := engine.NewProgress(mode, a.stderr, a.getenv)
+	if err != nil {
+		a.errorf("%v", err)
+		return func() {}, exitUsage
+	}
+	stderr := a.stderr
+	a.stderr, a.progress = p, p
+	return func() {
+		if a.progress != p {
+			return
+		}
+		p.Close()
+		a.stderr, a.progress = stderr, nil
+	}, exitOK
+}
+
+// progressCancelling shows on the display which calls are being cancelled.
+func (a *app) progressCancelling() {
+	if p := a.progress; p != nil {
+		p.Cancelling()
+	}
 }

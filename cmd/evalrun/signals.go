@@ -19,6 +19,10 @@ type signals struct {
 	ch     chan os.Signal
 	stderr io.Writer
 	once   sync.Once // prints "evalrun: interrupted" once
+	// onCancel, when set, is called on the first signal before the
+	// evaluation is cancelled (the live display shows what is being
+	// cancelled).
+	onCancel func()
 }
 
 // notifySignals starts catching SIGINT and SIGTERM. stop must be called when
@@ -63,6 +67,9 @@ func (s *signals) run(parent context.Context, fn func(ctx context.Context)) (int
 			case <-s.ch:
 				n++
 				if n == 1 {
+					if s.onCancel != nil {
+						s.onCancel()
+					}
 					cancel(engine.Interrupted())
 					continue
 				}

@@ -22,18 +22,26 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
+	stopProgress, code := a.startProgress()
+	if code != exitOK {
+		return code
+	}
+	defer stopProgress()
 	e, code := a.open(flags, instructions, journalInfo("task "+name, name), sets, nil)
 	if code != exitOK {
 		return code
 	}
 	defer a.finish(e, true)
 	sig := notifySignals(a.stderr)
+	sig.onCancel = a.progressCancelling
 	defer sig.stop()
 	var res *value.TaskResult
 	var err error
-	if sig.guard(func(ctx context.Context) {
+	interrupted := sig.guard(func(ctx context.Context) {
 		res, err = e.Task(ctx, name, sets)
-	}) {
+	})
+	stopProgress()
+	if interrupted {
 		e.Finish(nil, errCancelled)
 		return exitInterrupted
 	}
