@@ -37,6 +37,26 @@ type Usage struct {
 	InputTokens  int64
 	OutputTokens int64
 	Turns        int
+	// CostUSD is the call's cost in US dollars (SPEC §14.9), nil when it
+	// is unknown; the column cost_usd is then NULL.
+	CostUSD *float64
+}
+
+// Cost returns a known cost as a pointer for Usage.CostUSD: nil when not
+// known.
+func Cost(usd float64, known bool) *float64 {
+	if !known {
+		return nil
+	}
+	return &usd
+}
+
+// costArg is the SQL argument of a cost: NULL when unknown.
+func costArg(c *float64) any {
+	if c == nil {
+		return nil
+	}
+	return *c
 }
 
 // Tokens returns input plus output tokens.
@@ -322,7 +342,7 @@ func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputsJ
 		r.mu.Unlock()
 		res, err := w.insertCall.ExecContext(w.ctx, id, c.parentID(), c.seq, kind, name, row.status, row.inputHash,
 			row.inputs, row.result, row.errMsg, row.attempts, row.usage.InputTokens, row.usage.OutputTokens,
-			row.usage.Turns, row.replayed, row.started, row.finished)
+			row.usage.Turns, costArg(row.usage.CostUSD), row.replayed, row.started, row.finished)
 		if err != nil {
 			return err
 		}
@@ -454,7 +474,7 @@ func (c *Call) End(status string, result value.Value, errMsg string, usage Usage
 		started := row.started
 		t = s.enqueue(func(w *stmts) error {
 			_, err := w.endCall.ExecContext(w.ctx, status, resultJSON, errMsg, attempts, usage.InputTokens,
-				usage.OutputTokens, usage.Turns, replayed, started, now, c.id)
+				usage.OutputTokens, usage.Turns, costArg(usage.CostUSD), replayed, started, now, c.id)
 			return err
 		}, true)
 	}
