@@ -37,6 +37,9 @@ type runJournal struct {
 	// start is the time of {{date}}: the run's, or the first resumed
 	// run's.
 	start time.Time
+	// prior is what the resumed runs spent (their calls that were not
+	// replayed), counted by the run's budget (SPEC §14.9).
+	prior journal.Spent
 
 	warnOnce sync.Once
 	finished sync.Once
@@ -66,6 +69,10 @@ func openJournal(root string, info *JournalInfo, resumedFrom string, start time.
 			return nil, errorf(KindUsage, "--resume %s: %v", resumedFrom, err)
 		}
 		j.start = first.StartedAt
+		if j.prior, err = s.Spending(chain); err != nil {
+			s.Close()
+			return nil, errorf(KindUsage, "--resume %s: %v", resumedFrom, err)
+		}
 	}
 	j.run, err = s.StartRun(journal.RunInfo{
 		WorkflowPath:   info.WorkflowPath,

@@ -204,3 +204,36 @@ func RenderRuns(w io.Writer, runs []*RunRecord) error {
 	}
 	return tw.Flush()
 }
+
+// FormatUSD formats a cost in US dollars (SPEC §14.9): four decimals below
+// one dollar ($0.0123), two from one dollar up ($2.01).
+func FormatUSD(v float64) string {
+	if v < 1 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+// FormatBudgetUSD formats v with the precision FormatUSD gives the budget
+// limit, so that "budget spent: $2.01 of $2.00" compares like with like.
+func FormatBudgetUSD(v, limit float64) string {
+	if limit < 1 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+// CostText is the cost part of a usage or status line: "$0.0123" for a
+// known cost above zero, "cost unknown for 2 calls" when calls had no
+// known price, both joined by ", " for a mix, "" when everything was
+// free.
+func CostText(usd float64, unknown int) string {
+	var parts []string
+	if usd > 0 {
+		parts = append(parts, FormatUSD(usd))
+	}
+	if unknown > 0 {
+		parts = append(parts, "cost unknown for "+plural(int64(unknown), "call"))
+	}
+	return strings.Join(parts, ", ")
+}
