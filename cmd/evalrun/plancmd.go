@@ -31,12 +31,13 @@ type planCheckCmd struct{ planDirArg }
 
 type planRunCmd struct {
 	planDirArg
-	Task     []string   `name:"task" sep:"none" placeholder:"ID" help:"Run only this task (IMPL-1, or IMPL-1.* for its subtasks). Repeatable."`
-	Agent    string     `name:"agent" placeholder:"A" help:"The agent of tasks that [plan.agents] and meta.tool leave unchosen; none forces the provider."`
-	Parallel int        `name:"parallel" default:"1" placeholder:"N" help:"Run up to N tasks at once (never two whose focus_paths overlap)."`
-	DryRun   bool       `name:"dry-run" help:"Print the waves and write every prompt; run no agent and no command."`
-	Resume   resumeFlag `name:"resume" placeholder:"RUN" help:"Continue a run of the journal (--resume for the last, --resume=RUN for an id or prefix): completed tasks are not run again, completed calls are replayed, active tasks start again."`
-	Provider string     `name:"provider" placeholder:"P" help:"Use the provider P for every task (no agents)."`
+	Task        []string   `name:"task" sep:"none" placeholder:"ID" help:"Run only this task (IMPL-1, or IMPL-1.* for its subtasks). Repeatable."`
+	Agent       string     `name:"agent" placeholder:"A" help:"The agent of tasks that [plan.agents] and meta.tool leave unchosen; none forces the provider."`
+	Parallel    int        `name:"parallel" default:"1" placeholder:"N" help:"Run up to N tasks at once (never two whose focus_paths overlap)."`
+	DryRun      bool       `name:"dry-run" help:"Print the waves and write every prompt; run no agent and no command."`
+	Resume      resumeFlag `name:"resume" placeholder:"RUN" help:"Continue a run of the journal (--resume for the last, --resume=RUN for an id or prefix): completed tasks are not run again, completed calls are replayed, active tasks start again."`
+	Provider    string     `name:"provider" placeholder:"P" help:"Use the provider P for every task (no agents)."`
+	budgetFlags `embed:""`
 }
 
 type planStatusCmd struct {
@@ -189,7 +190,7 @@ func (c *planRunCmd) Run(a *app) error {
 		a.errorf("--resume cannot be used with --dry-run: dry runs are not journaled")
 		return exit(exitUsage)
 	}
-	e, code := a.open(evalFlags{Provider: c.Provider, DryRun: c.DryRun}, "", jn, nil, resumed)
+	e, code := a.open(evalFlags{Provider: c.Provider, DryRun: c.DryRun, budgetFlags: c.budgetFlags}, "", jn, nil, resumed)
 	if code != exitOK {
 		return exit(code)
 	}
@@ -203,6 +204,9 @@ func (c *planRunCmd) Run(a *app) error {
 		e.Finish(nil, errors.New("cancelled"))
 		a.finish(e, true)
 		return exit(exitInterrupted)
+	}
+	if err == nil {
+		err = e.BudgetError()
 	}
 	e.Finish(nil, err)
 	a.finish(e, true)
