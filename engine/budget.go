@@ -2,8 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
+	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/trace"
 )
@@ -47,15 +49,21 @@ func (e *BudgetError) Reason() string { return ReasonResourceExhaustion }
 // installed after the journal, whose replays pass before it: a replayed
 // call costs nothing. Observe and Before run on the calls' goroutines;
 // mu guards the counts.
+//
+// Costs are summed in nanodollars, so that ten calls of $0.01 spend a
+// budget of $0.10 exactly (in float64 they sum to 0.09999999999999999).
 type budget struct {
-	maxCost   float64
+	maxCost   int64 // nanodollars
 	maxTokens int64
 
 	mu      sync.Mutex
-	cost    float64
+	cost    int64 // nanodollars
 	tokens  int64
 	refused *BudgetError
 }
+
+// nano converts US dollars to nanodollars.
+func nano(usd float64) int64 { return int64(math.Round(usd * 1e9)) }
 
 // newBudget returns the budget of a run, nil when neither limit is set.
 // prior is what the resumed runs spent.
@@ -63,7 +71,7 @@ func newBudget(maxCost float64, maxTokens int64, prior journal.Spent) *budget {
 	if maxCost <= 0 && maxTokens <= 0 {
 		return nil
 	}
-	return &budget{maxCost: maxCost, maxTokens: maxTokens, cost: prior.CostUSD, tokens: prior.Tokens}
+	return &budget{maxCost: nano(maxCost), maxTokens: maxTokens, cost: nano(prior.CostUSD), tokens: prior.Tokens}
 }
 
 // Observe implements trace.Sink: an ended task call that was not replayed
@@ -75,7 +83,7 @@ func (b *budget) Observe(e trace.Event) {
 	u := e.Span.Usage()
 	b.mu.Lock()
 	b.tokens += int64(u.InputTokens + u.OutputTokens)
-	b.cost += u.CostUSD
+	b.cost += nano(u.CostUSD)
 	b.mu.Unlock()
 }
 
@@ -99,7 +107,7 @@ func (b *budget) spent() *BudgetError {
 	var err *BudgetError
 	switch {
 	case b.maxCost > 0 && b.cost >= b.maxCost:
-		err = &BudgetError{Resource: "cost", UsedUSD: b.cost, LimitUSD: b.maxCost}
+		err = &BudgetError{Resource: "cost", UsedUSD: float64(b.cost) / 1e9, LimitUSD: float64(b.maxCost) / 1e9}
 	case b.maxTokens > 0 && b.tokens >= b.maxTokens:
 		err = &BudgetError{Resource: "tokens", UsedTokens: b.tokens, LimitTokens: b.maxTokens}
 	default:
@@ -119,4 +127,34 @@ func (b *budget) firstRefusal() *BudgetError {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.refused
+}
+
+// BudgetWarnings are the warnings of `evalrun check` about a cost budget
+// that cannot see every call (SPEC §14.9): with [limits] max_cost_usd
+// set, each provider that may answer calls at a price — a configured
+// openai provider, or the built-in openai when it is default_provider —
+// that has neither `prices` nor a [prices."MODEL-ID"] table for its model
+// gets one line, "warning: provider 'NAME' has no prices: [limits]
+// max_cost_usd counts its calls only when the server reports usage.cost".
+// echo and replay cost nothing and are never named.
+func (w *Workspace) BudgetWarnings() []string {
+	cfg := w.Config
+	if cfg == nil || cfg.Limits.MaxCostUSD <= 0 {
+		return nil
+	}
+	var out []string
+	for _, name := range cfg.ProviderNames() {
+		p, _ := cfg.Provider(name)
+		if p.EffectiveType(name) != config.TypeOpenAI {
+			continue
+		}
+		if _, configured := cfg.Providers[name]; !configured && cfg.DefaultProvider != name {
+			continue
+		}
+		if cfg.PricesOf(name, p.Model) != nil {
+			continue
+		}
+		out = append(out, fmt.Sprintf("warning: provider '%s' has no prices: [limits] max_cost_usd counts its calls only when the server reports usage.cost", name))
+	}
+	return out
 }
