@@ -205,8 +205,11 @@ func (c *planRunCmd) Run(a *app) error {
 		a.finish(e, true)
 		return exit(exitInterrupted)
 	}
+	// A spent budget (SPEC §14.9) refused the plan's later calls: the
+	// run ends with its message and exit 1, after the plan's own error.
+	budgetErr := e.BudgetError()
 	if err == nil {
-		err = e.BudgetError()
+		err = budgetErr
 	}
 	e.Finish(nil, err)
 	a.finish(e, true)
@@ -214,6 +217,12 @@ func (c *planRunCmd) Run(a *app) error {
 		return nil
 	}
 	a.errorf("%v", err)
+	if budgetErr != nil {
+		if err != budgetErr {
+			a.errorf("%v", budgetErr)
+		}
+		return exit(exitEval)
+	}
 	var me *engine.PlanManualError
 	var ue *engine.PlanUsageError
 	var fe *engine.PlanFailedError
