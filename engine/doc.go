@@ -84,7 +84,14 @@
 //     notes.task_id, pending while a call waits for its slot, and replay
 //     for Options.Resume. Run creates the statically known steps
 //     as pending before the first evaluation; Finish records the outcome
-//     and Close finishes a run nobody finished as failed.
+//     and Close finishes a run nobody finished as failed;
+//   - with a budget (Options.MaxCostUSD, MaxTokens, or [limits]
+//     max_cost_usd, max_tokens; SPEC §14.9), the budget gate: it adds the
+//     tokens and cost of every task span that ends without being replayed,
+//     on top of what the resumed runs spent, and refuses a task span's
+//     Before once a budget is spent (a *BudgetError, reason
+//     resource_exhaustion). BudgetError reports the first refusal, with
+//     which the evalrun command exits 1.
 //
 // The evalrun command (cmd/evalrun) is a thin layer over this package: it
 // parses flags, reads files, prints values and errors, maps the Kind of an
