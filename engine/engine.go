@@ -95,7 +95,9 @@ type Options struct {
 	// MaxCostUSD and MaxTokens are the run's budgets (--max-cost,
 	// --max-tokens, SPEC §14.9): US dollars, and input plus output
 	// tokens; 0 means [limits] max_cost_usd and max_tokens. They must not
-	// be negative. A resumed run counts what the runs it resumes spent.
+	// be negative. A resumed run counts what the runs it resumes spent,
+	// and keeps the budgets given for the run it resumes unless given
+	// new ones.
 	MaxCostUSD float64
 	MaxTokens  int64
 }
@@ -169,6 +171,12 @@ func Open(opts Options) (*Engine, error) {
 		}
 		if opts.Inputs == nil {
 			opts.Inputs = opts.Resume.Inputs
+		}
+		if opts.MaxCostUSD == 0 {
+			opts.MaxCostUSD = opts.Resume.maxCostUSD
+		}
+		if opts.MaxTokens == 0 {
+			opts.MaxTokens = opts.Resume.maxTokens
 		}
 	}
 	out := opts.Stderr
@@ -281,7 +289,7 @@ func Open(opts Options) (*Engine, error) {
 		if opts.Resume != nil {
 			resumed = opts.Resume.ID
 		}
-		j, err := openJournal(ws.Root, &info, resumed, e.start, stderr)
+		j, err := openJournal(ws.Root, &info, resumed, e.start, stderr, opts.MaxCostUSD, opts.MaxTokens)
 		if err != nil {
 			e.mem.close()
 			return nil, err

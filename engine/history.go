@@ -138,6 +138,10 @@ type Resume struct {
 	Inputs []Input
 
 	sha256 string
+	// maxCostUSD and maxTokens are the budgets given for the run, kept
+	// when the resuming run is given none (SPEC §14.9).
+	maxCostUSD float64
+	maxTokens  int64
 }
 
 // Changed reports whether text differs from the workflow text the run
@@ -166,7 +170,7 @@ func FindResume(opts Options, ref string) (*Resume, error) {
 	if err != nil {
 		return nil, errorf(KindUsage, "--resume: %v", err)
 	}
-	r := &Resume{ID: rec.ID, Workflow: rec.WorkflowPath, sha256: rec.WorkflowSHA256}
+	r := &Resume{ID: rec.ID, Workflow: rec.WorkflowPath, sha256: rec.WorkflowSHA256, maxCostUSD: rec.MaxCostUSD, maxTokens: rec.MaxTokens}
 	if rec.WorkflowPath != "<eval>" && !strings.HasPrefix(rec.WorkflowPath, "task ") {
 		r.Files = strings.Fields(rec.WorkflowPath)
 	}

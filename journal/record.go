@@ -24,6 +24,11 @@ type RunInfo struct {
 	ResumedFrom string
 	// StartedAt is the start time; zero means now.
 	StartedAt time.Time
+	// MaxCostUSD and MaxTokens are the budgets given for the run
+	// (--max-cost, --max-tokens; 0 when none), which a run resuming it
+	// keeps unless it is given new ones (SPEC §14.9).
+	MaxCostUSD float64
+	MaxTokens  int64
 }
 
 // HashWorkflow returns the lowercase hex SHA-256 of a workflow's text.
@@ -120,7 +125,7 @@ func (r *Run) insertRun(w *stmts) error {
 			continue
 		}
 		_, err := w.insertRun.ExecContext(w.ctx, id, info.WorkflowPath, info.WorkflowSHA256, jsonValue(info.Args),
-			StatusRunning, info.ResumedFrom, r.started.UnixNano())
+			StatusRunning, info.ResumedFrom, r.started.UnixNano(), info.MaxCostUSD, info.MaxTokens)
 		return err
 	}
 	return fmt.Errorf("run id %s already taken", r.ID())

@@ -28,7 +28,9 @@ const DefaultPath = ".evalrun/journal.db"
 // the schema_version table.
 //
 // Version 2 added calls.cost_usd (REAL, NULL when the cost is unknown,
-// SPEC §14.9); a version 1 journal is migrated when it is opened.
+// SPEC §14.9) and the budgets given for a run, runs.max_cost_usd and
+// runs.max_tokens (0 when none); a version 1 journal is migrated when it
+// is opened.
 const SchemaVersion = 2
 
 // The statuses of runs and calls (SPEC §16.2).
@@ -59,7 +61,9 @@ CREATE TABLE IF NOT EXISTS runs (
 	started_at    INTEGER NOT NULL,
 	finished_at   INTEGER,
 	final         TEXT,
-	error         TEXT NOT NULL DEFAULT ''
+	error         TEXT NOT NULL DEFAULT '',
+	max_cost_usd  REAL NOT NULL DEFAULT 0,
+	max_tokens    INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS calls (
 	id            INTEGER PRIMARY KEY,
@@ -233,8 +237,14 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 	case version == 1:
 		// Version 2 added the cost of a call (SPEC §14.9); the calls of
 		// older runs have none (NULL, unknown).
-		if _, err := tx.ExecContext(ctx, "ALTER TABLE calls ADD COLUMN cost_usd REAL"); err != nil {
-			return fmt.Errorf("migrating the journal to schema version 2: %w", err)
+		for _, q := range []string{
+			"ALTER TABLE calls ADD COLUMN cost_usd REAL",
+			"ALTER TABLE runs ADD COLUMN max_cost_usd REAL NOT NULL DEFAULT 0",
+			"ALTER TABLE runs ADD COLUMN max_tokens INTEGER NOT NULL DEFAULT 0",
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("migrating the journal to schema version 2: %w", err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, "UPDATE schema_version SET version = ?", SchemaVersion); err != nil {
 			return err
@@ -324,6 +334,10 @@ type RunRecord struct {
 	// turns) but whose cost is unknown.
 	CostUSD     float64
 	CostUnknown int
+	// MaxCostUSD and MaxTokens are the budgets given for the run (0 when
+	// none; RunInfo).
+	MaxCostUSD float64
+	MaxTokens  int64
 	// LastActivity is the latest start or end time of any of its calls (or
 	// StartedAt), used as the end of a run that never finished.
 	LastActivity time.Time
@@ -343,6 +357,7 @@ func (r *RunRecord) Duration() time.Duration {
 }
 
 const runColumns = `r.id, r.workflow, r.workflow_sha, r.arguments, r.status, r.resumed_from, r.started_at, r.finished_at, r.final, r.error,
+	r.max_cost_usd, r.max_tokens,
 	(SELECT COUNT(*) FROM calls c WHERE c.run_id = r.id AND c.status <> 'pending'),
 	(SELECT COALESCE(SUM(c.input_tokens + c.output_tokens), 0) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task'),
 	(SELECT COALESCE(SUM(c.cost_usd), 0) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task'),
@@ -358,7 +373,7 @@ func scanRun(sc scanner) (*RunRecord, error) {
 	var started int64
 	var finished, last sql.NullInt64
 	if err := sc.Scan(&r.ID, &r.WorkflowPath, &r.WorkflowSHA256, &args, &r.Status, &r.ResumedFrom, &started, &finished,
-		&final, &r.Error, &r.Calls, &r.Tokens, &r.CostUSD, &r.CostUnknown, &last); err != nil {
+		&final, &r.Error, &r.MaxCostUSD, &r.MaxTokens, &r.Calls, &r.Tokens, &r.CostUSD, &r.CostUnknown, &last); err != nil {
 		return nil, err
 	}
 	r.StartedAt = time.Unix(0, started).Local()

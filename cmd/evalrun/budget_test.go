@@ -223,9 +223,10 @@ func TestBudgetAcrossResume(t *testing.T) {
 	}
 	first := srv.count()
 
-	// The same budget: the first part spent it, so the resumed run starts
-	// no call; the completed calls are replayed, and cost nothing again.
-	code, stdout, stderr := runIn(t, dir, env, "run", "--json", "--max-cost", "0.10", "--resume", "last")
+	// The same budget, kept from the run it resumes (no --max-cost): the
+	// first part spent it, so the resumed run starts no call; the
+	// completed calls are replayed, and cost nothing again.
+	code, stdout, stderr := runIn(t, dir, env, "run", "--json", "--resume", "last")
 	if code != exitEval {
 		t.Fatalf("resumed run: exit %d\n%s", code, stderr)
 	}

@@ -20,7 +20,7 @@ func (runCmd) Help() string {
 	return `Examples:
   evalrun run review.sexp --set focus=security --json
   evalrun run defs.sexp main.sexp         defatoms first, then the workflow
-  evalrun run --resume last               run the last run again, replaying its completed calls
+  evalrun run --resume last               run the last run again, replaying its completed calls (and keeping its budgets)
   evalrun run files.sexp --max-cost 2     start no call once the run has cost $2 (exit 1)
 Stderr ends with the usage line, its cost last:
   usage: 3 model calls (1 replayed), 1234 input + 567 output tokens, 5 turns, $0.0123
