@@ -306,6 +306,11 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 		}
 	}
 	cost := e.agentCost(a.def.Name, a.model, res)
+	if !res.HasCost && (s.AgentDryRun != nil || s.AgentReplay != nil) {
+		// No agent ran: a dry run, or a replayed answer recorded without
+		// a cost, is free (as echo and replay answers are).
+		cost = handler.Cost{}
+	}
 	e.addAgentUsage(res, j, cost)
 	if cost.Known() && (res.HasCost || cost.USD > 0) {
 		a.notes.Set("cost_usd", value.Float(cost.USD))
