@@ -219,7 +219,7 @@ func (e *Executor) Usage() RunUsage {
 
 // AddReplayed counts a task call whose recorded answer was replayed
 // instead of asking the model (the journal's resume, SPEC §16.4), with the
-// usage and turns recorded for it.
+// usage, turns and cost recorded for it.
 func (e *Executor) AddReplayed(u handler.Usage, turns int, cost handler.Cost) {
 	e.usageMu.Lock()
 	defer e.usageMu.Unlock()
