@@ -50,6 +50,9 @@ type Config struct {
 	// Plan is the [plan] section (SPEC §23); zero values mean the
 	// defaults (MaxTasks 0 is DefaultPlanMaxTasks).
 	Plan Plan
+	// Prices are the [prices."MODEL-ID"] tables by model id (SPEC §14.9):
+	// they win over a provider's prices for that model.
+	Prices map[string]handler.Prices
 	// Files lists the configuration files that were read, in merge order.
 	Files []string
 	// Agents, roles with UTD fields, contexts and tasks (SPEC §22).
@@ -87,6 +90,10 @@ type Limits struct {
 	MaxSteps       int64
 	MaxStringBytes int
 	LLMAttempts    int
+	// MaxCostUSD and MaxTokens are the run's budgets (SPEC §14.9): US
+	// dollars, and input plus output tokens; 0 means none.
+	MaxCostUSD float64
+	MaxTokens  int64
 }
 
 // Context is the [context] section with its defaults filled in.

@@ -3,8 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
-	"github.com/evalrun/evalrun/internal/suggest"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"regexp"
@@ -14,6 +14,7 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 
+	"github.com/evalrun/evalrun/internal/suggest"
 	"github.com/evalrun/evalrun/sexp"
 )
 
@@ -28,18 +29,20 @@ type rawFile struct {
 	Tools           *rawTools               `toml:"tools"`
 	Roles           map[string]*rawRole     `toml:"roles"`
 	Plan            *rawPlan                `toml:"plan"`
+	Prices          map[string]*rawPrices   `toml:"prices"`
 	agentTables
 }
 
 type rawProvider struct {
-	Type          *string  `toml:"type"`
-	BaseURL       *string  `toml:"base_url"`
-	APIKeyEnv     *string  `toml:"api_key_env"`
-	Model         *string  `toml:"model"`
-	ContextWindow *int64   `toml:"context_window"`
-	Timeout       *string  `toml:"timeout"`
-	Temperature   *float64 `toml:"temperature"`
-	Cassette      *string  `toml:"cassette"`
+	Type          *string    `toml:"type"`
+	BaseURL       *string    `toml:"base_url"`
+	APIKeyEnv     *string    `toml:"api_key_env"`
+	Model         *string    `toml:"model"`
+	ContextWindow *int64     `toml:"context_window"`
+	Timeout       *string    `toml:"timeout"`
+	Temperature   *float64   `toml:"temperature"`
+	Cassette      *string    `toml:"cassette"`
+	Prices        *rawPrices `toml:"prices"`
 }
 
 type rawLimits struct {
@@ -51,6 +54,8 @@ type rawLimits struct {
 	MaxSteps        *int64   `toml:"max_steps"`
 	MaxStringBytes  *int64   `toml:"max_string_bytes"`
 	LLMAttempts     *int64   `toml:"llm_attempts"`
+	MaxCostUSD      *float64 `toml:"max_cost_usd"`
+	MaxTokens       *int64   `toml:"max_tokens"`
 }
 
 type rawContext struct {
@@ -72,34 +77,45 @@ type rawRole struct {
 // NAME of [providers.NAME] and [roles.NAME]: what a value must be, as said
 // in type errors. It also lists the keys offered as "did you mean" hints.
 var keyKinds = map[string]string{
-	"default_provider":           "a string",
-	"providers":                  "a table",
-	"providers.*":                "a table",
-	"providers.*.type":           "a string",
-	"providers.*.base_url":       "a string",
-	"providers.*.api_key_env":    "a string",
-	"providers.*.model":          "a string",
-	"providers.*.context_window": "an integer",
-	"providers.*.timeout":        `a duration string such as "120s"`,
-	"providers.*.temperature":    "a number",
-	"providers.*.cassette":       "a string",
-	"limits":                     "a table",
-	"limits.max_turns":           "an integer",
-	"limits.context_fraction":    "a number",
-	"limits.concurrency":         "an integer",
-	"limits.recursion_depth":     "an integer",
-	"limits.timeout":             `a duration string such as "10m" (or "" for none)`,
-	"limits.max_steps":           "an integer",
-	"limits.max_string_bytes":    "an integer",
-	"limits.llm_attempts":        "an integer",
-	"context":                    "a table",
-	"context.fresh_top_k":        "an integer",
-	"context.subset_k":           "an integer",
-	"tools":                      "a table",
-	"tools.shell_allow":          "an array of strings",
-	"roles":                      "a table",
-	"roles.*":                    "a table",
-	"roles.*.system":             "a string",
+	"default_provider":                "a string",
+	"providers":                       "a table",
+	"providers.*":                     "a table",
+	"providers.*.type":                "a string",
+	"providers.*.base_url":            "a string",
+	"providers.*.api_key_env":         "a string",
+	"providers.*.model":               "a string",
+	"providers.*.context_window":      "an integer",
+	"providers.*.timeout":             `a duration string such as "120s"`,
+	"providers.*.temperature":         "a number",
+	"providers.*.cassette":            "a string",
+	"limits":                          "a table",
+	"limits.max_turns":                "an integer",
+	"limits.context_fraction":         "a number",
+	"limits.concurrency":              "an integer",
+	"limits.recursion_depth":          "an integer",
+	"limits.timeout":                  `a duration string such as "10m" (or "" for none)`,
+	"limits.max_steps":                "an integer",
+	"limits.max_string_bytes":         "an integer",
+	"limits.llm_attempts":             "an integer",
+	"limits.max_cost_usd":             "a number",
+	"limits.max_tokens":               "an integer",
+	"providers.*.prices":              "a table",
+	"providers.*.prices.input":        "a number",
+	"providers.*.prices.output":       "a number",
+	"providers.*.prices.cached_input": "a number",
+	"prices":                          "a table",
+	"prices.*":                        "a table",
+	"prices.*.input":                  "a number",
+	"prices.*.output":                 "a number",
+	"prices.*.cached_input":           "a number",
+	"context":                         "a table",
+	"context.fresh_top_k":             "an integer",
+	"context.subset_k":                "an integer",
+	"tools":                           "a table",
+	"tools.shell_allow":               "an array of strings",
+	"roles":                           "a table",
+	"roles.*":                         "a table",
+	"roles.*.system":                  "a string",
 }
 
 // Load reads the global and then the local configuration file and merges
@@ -307,7 +323,7 @@ func withArticle(kind string) string {
 // replaced by "*", as keyKinds lists it.
 func generic(key []string) string {
 	k := slices.Clone(key)
-	if len(k) > 1 && (k[0] == "providers" || k[0] == "roles" || namedTables[k[0]]) {
+	if len(k) > 1 && (k[0] == "providers" || k[0] == "roles" || k[0] == "prices" || namedTables[k[0]]) {
 		k[1] = "*"
 	}
 	return strings.Join(k, ".")
@@ -425,6 +441,7 @@ func (f *file) validate(raw *rawFile) ErrorList {
 				add(f.errorAt(sub("timeout"), "%s: must be a positive duration, got %q", keyPath(sub("timeout")), *p.Timeout))
 			}
 		}
+		errs = append(errs, f.validatePrices(sub("prices"), p.Prices)...)
 		if p.Temperature != nil && (*p.Temperature < 0 || *p.Temperature > 2) {
 			add(f.errorAt(sub("temperature"), "%s: must be between 0 and 2, got %v", keyPath(sub("temperature")), *p.Temperature))
 		}
@@ -447,6 +464,10 @@ func (f *file) validate(raw *rawFile) ErrorList {
 		intMin(p("max_steps"), l.MaxSteps, 0)
 		intMin(p("max_string_bytes"), l.MaxStringBytes, 1)
 		intMin(p("llm_attempts"), l.LLMAttempts, 1)
+		intMin(p("max_tokens"), l.MaxTokens, 0)
+		if l.MaxCostUSD != nil && (*l.MaxCostUSD < 0 || math.IsNaN(*l.MaxCostUSD) || math.IsInf(*l.MaxCostUSD, 0)) {
+			add(f.errorAt(p("max_cost_usd"), "limits.max_cost_usd: must be a number of US dollars, at least 0, got %v", *l.MaxCostUSD))
+		}
 		for _, v := range []struct {
 			k string
 			v *int64
@@ -467,6 +488,9 @@ func (f *file) validate(raw *rawFile) ErrorList {
 				break
 			}
 		}
+	}
+	for _, model := range sortedKeys(raw.Prices) {
+		errs = append(errs, f.validatePrices([]string{"prices", model}, raw.Prices[model])...)
 	}
 	errs = append(errs, f.validateAgentTables(raw)...)
 	return errs

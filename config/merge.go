@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalrun/evalrun/handler"
 	"github.com/evalrun/evalrun/sexp"
 )
 
@@ -61,6 +62,9 @@ func (m *merger) overlay(f *file, raw *rawFile) {
 				p.Temperature = &t
 			}
 			setString(&p.Cassette, rp.Cassette)
+			if rp.Prices != nil {
+				p.Prices = rp.Prices.prices()
+			}
 		}
 		c.Providers[name] = p
 	}
@@ -82,6 +86,21 @@ func (m *merger) overlay(f *file, raw *rawFile) {
 		}
 		setInt(&c.Limits.MaxStringBytes, l.MaxStringBytes)
 		setInt(&c.Limits.LLMAttempts, l.LLMAttempts)
+		if l.MaxCostUSD != nil {
+			c.Limits.MaxCostUSD = *l.MaxCostUSD
+		}
+		if l.MaxTokens != nil {
+			c.Limits.MaxTokens = *l.MaxTokens
+		}
+	}
+	for _, model := range sortedKeys(raw.Prices) {
+		if rp := raw.Prices[model]; rp != nil {
+			if c.Prices == nil {
+				c.Prices = map[string]handler.Prices{}
+			}
+			c.Prices[model] = *rp.prices()
+			m.set(f, "prices", model)
+		}
 	}
 	if x := raw.Context; x != nil {
 		setInt(&c.Context.FreshTopK, x.FreshTopK)

@@ -9,6 +9,7 @@ import (
 	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/handler/tools"
+	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/value"
@@ -102,11 +103,19 @@ type Usage struct {
 	InputTokens, OutputTokens int
 	// Turns sums the assistant messages of every call.
 	Turns int
+	// CostUSD sums the known costs of the calls (SPEC §14.9), replayed
+	// calls with their recorded cost; CostUnknown counts the calls whose
+	// price is unknown.
+	CostUSD     float64
+	CostUnknown int
 }
 
-// Line is the usage line of SPEC §17.3, "usage: 3 model calls (1
-// replayed), 1234 input + 567 output tokens, 5 turns", or "" when no
-// model was asked.
+// Line is the usage line of SPEC §17.3 and §14.9, "usage: 3 model calls
+// (1 replayed), 1234 input + 567 output tokens, 5 turns, $0.0123", or ""
+// when no model was asked. The cost part is the known cost when above
+// zero, then "cost unknown for N calls" when calls had no known price
+// ("…, 5 turns, $0.0123, cost unknown for 2 calls"); a free run (echo)
+// shows none.
 func (u Usage) Line() string {
 	if u.Calls == 0 {
 		return ""
@@ -118,6 +127,9 @@ func (u Usage) Line() string {
 		fmt.Fprintf(&b, " (%d replayed)", u.Replayed)
 	}
 	fmt.Fprintf(&b, ", %d input + %d output tokens, %s", u.InputTokens, u.OutputTokens, plural(u.Turns, "turn", "turns"))
+	if c := journal.CostText(u.CostUSD, u.CostUnknown); c != "" {
+		b.WriteString(", " + c)
+	}
 	return b.String()
 }
 
@@ -129,7 +141,8 @@ func plural(n int, one, many string) string {
 }
 
 func usageOf(u tasksystem.RunUsage) Usage {
-	return Usage{Calls: u.Calls, Replayed: u.Replayed, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, Turns: u.Turns}
+	return Usage{Calls: u.Calls, Replayed: u.Replayed, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, Turns: u.Turns,
+		CostUSD: u.CostUSD, CostUnknown: u.CostUnknown}
 }
 
 // Interrupted is the cause to cancel a run's context with when the user

@@ -88,6 +88,13 @@
 //   - when Options.Progress is on (NewProgress: --progress, a terminal,
 //     TERM, NO_COLOR), the live progress display's sink (progress.Sink,
 //     SPEC §17.3.1); RunPlan announces the plan's task tree to it.
+//   - with a budget (Options.MaxCostUSD, MaxTokens, or [limits]
+//     max_cost_usd, max_tokens; SPEC §14.9), the budget gate: it adds the
+//     tokens and cost of every task span that ends without being replayed,
+//     on top of what the resumed runs spent, and refuses a task span's
+//     Before once a budget is spent (a *BudgetError, reason
+//     resource_exhaustion). BudgetError reports the first refusal, with
+//     which the evalrun command exits 1.
 //
 // The evalrun command (cmd/evalrun) is a thin layer over this package: it
 // parses flags, reads files, prints values and errors, maps the Kind of an

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/handler"
 	"github.com/evalrun/evalrun/handler/tools"
+	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
@@ -95,6 +97,14 @@ type Options struct {
 	// AgentOptions are --agent, --role, --context and the agents' log
 	// (SPEC §22).
 	AgentOptions
+	// MaxCostUSD and MaxTokens are the run's budgets (--max-cost,
+	// --max-tokens, SPEC §14.9): US dollars, and input plus output
+	// tokens; 0 means [limits] max_cost_usd and max_tokens. They must not
+	// be negative. A resumed run counts what the runs it resumes spent,
+	// and keeps the budgets given for the run it resumes unless given
+	// new ones.
+	MaxCostUSD float64
+	MaxTokens  int64
 }
 
 // Engine is one run of evalrun, wired together: the workspace
@@ -124,8 +134,12 @@ type Engine struct {
 	runID    string
 	// journal records the run; nil without Options.Journal or with DryRun.
 	journal *runJournal
+	// budget keeps the run within max_cost_usd and max_tokens; nil
+	// without budgets.
+	budget *budget
 	// sinks observe the run's calls (package trace): the echo notice, the
-	// provenance lines, the dry run and the journal, in that order. Every
+	// provenance lines, the dry run, the journal and the budget, in that
+	// order. Every
 	// entry point installs them in its context (traced).
 	sinks []trace.Sink
 
@@ -147,6 +161,12 @@ func Open(opts Options) (*Engine, error) {
 	if opts.Timeout < 0 {
 		return nil, errorf(KindUsage, "invalid timeout %s: the duration must not be negative", opts.Timeout)
 	}
+	if opts.MaxCostUSD < 0 || math.IsNaN(opts.MaxCostUSD) || math.IsInf(opts.MaxCostUSD, 0) {
+		return nil, errorf(KindUsage, "invalid --max-cost %v: expected a number of US dollars, at least 0", opts.MaxCostUSD)
+	}
+	if opts.MaxTokens < 0 {
+		return nil, errorf(KindUsage, "invalid --max-tokens %d: expected a number of tokens, at least 0", opts.MaxTokens)
+	}
 	if opts.Resume != nil {
 		if opts.DryRun {
 			return nil, errorf(KindUsage, "--resume cannot be used with --dry-run: dry runs are not journaled")
@@ -156,6 +176,12 @@ func Open(opts Options) (*Engine, error) {
 		}
 		if opts.Inputs == nil {
 			opts.Inputs = opts.Resume.Inputs
+		}
+		if opts.MaxCostUSD == 0 {
+			opts.MaxCostUSD = opts.Resume.maxCostUSD
+		}
+		if opts.MaxTokens == 0 {
+			opts.MaxTokens = opts.Resume.maxTokens
 		}
 	}
 	out := opts.Stderr
@@ -268,7 +294,7 @@ func Open(opts Options) (*Engine, error) {
 		if opts.Resume != nil {
 			resumed = opts.Resume.ID
 		}
-		j, err := openJournal(ws.Root, &info, resumed, e.start, stderr)
+		j, err := openJournal(ws.Root, &info, resumed, e.start, stderr, opts.MaxCostUSD, opts.MaxTokens)
 		if err != nil {
 			e.mem.close()
 			return nil, err
@@ -279,6 +305,22 @@ func Open(opts Options) (*Engine, error) {
 	}
 	if opts.Progress.On() {
 		e.sinks = append(e.sinks, opts.Progress.sink)
+	}
+	// The budget gate comes after the journal's: a replayed call passes
+	// before it and costs nothing.
+	maxCost, maxTokens := cfg.Limits.MaxCostUSD, cfg.Limits.MaxTokens
+	if opts.MaxCostUSD > 0 {
+		maxCost = opts.MaxCostUSD
+	}
+	if opts.MaxTokens > 0 {
+		maxTokens = opts.MaxTokens
+	}
+	var prior journal.Spent
+	if e.journal != nil {
+		prior = e.journal.prior
+	}
+	if e.budget = newBudget(maxCost, maxTokens, prior); e.budget != nil {
+		e.sinks = append(e.sinks, e.budget)
 	}
 	e.exec = tasksystem.NewExecutor(tasksystem.Options{
 		Start:           e.start,
@@ -299,6 +341,7 @@ func Open(opts Options) (*Engine, error) {
 		Tools:           e.tools,
 		Memory:          e.mem,
 		AgentSettings:   agents,
+		Prices:          cfg.PricesOf,
 	})
 	ts := evaluator.NewTaskSystem(e.reg, e.exec)
 	ts.Tools = e.tools
@@ -506,6 +549,17 @@ func (e *Engine) RunID() string { return e.runID }
 // the replayed ones, their tokens and turns — the data of the usage line
 // of SPEC §17.3.
 func (e *Engine) Usage() Usage { return usageOf(e.exec.Usage()) }
+
+// BudgetError returns the error of the first call the run's budget
+// refused (a *BudgetError, "budget spent: $2.01 of $2.00", SPEC §14.9), or
+// nil when no call was refused. The evalrun command then exits 1 with its
+// message, after the calls that were running have finished.
+func (e *Engine) BudgetError() error {
+	if err := e.budget.firstRefusal(); err != nil {
+		return err
+	}
+	return nil
+}
 
 // Close ends the run: it closes the memory index and the cassette, and
 // under DryRun writes the summary line of SPEC §17.7 ("dry run: N prompts

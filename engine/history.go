@@ -87,9 +87,9 @@ func writeRuns(w io.Writer, runs []*journal.RunRecord, asJSON bool) error {
 // WriteStatus writes the run ref names (a full id, a unique prefix or
 // "last") in the format f. RUN is {id, workflow, workflow_sha256, args,
 // status, resumed_from, started_at, finished_at, duration_seconds, calls,
-// tokens, final, error} and NODE {seq, kind, name, status, input_hash,
+// tokens, cost_usd, cost_unknown_calls, final, error} and NODE {seq, kind, name, status, input_hash,
 // inputs, result, error, attempts, input_tokens, output_tokens, turns,
-// replayed, started_at, finished_at, children}, times in RFC 3339 and
+// cost_usd (null when unknown), replayed, started_at, finished_at, children}, times in RFC 3339 and
 // absent ones null. An unknown ref is an *Error of KindUsage; an error
 // writing w is returned as it is.
 func (h *History) WriteStatus(w io.Writer, ref string, f StatusFormat) error {
@@ -138,6 +138,10 @@ type Resume struct {
 	Inputs []Input
 
 	sha256 string
+	// maxCostUSD and maxTokens are the budgets given for the run, kept
+	// when the resuming run is given none (SPEC §14.9).
+	maxCostUSD float64
+	maxTokens  int64
 }
 
 // Changed reports whether text differs from the workflow text the run
@@ -166,7 +170,7 @@ func FindResume(opts Options, ref string) (*Resume, error) {
 	if err != nil {
 		return nil, errorf(KindUsage, "--resume: %v", err)
 	}
-	r := &Resume{ID: rec.ID, Workflow: rec.WorkflowPath, sha256: rec.WorkflowSHA256}
+	r := &Resume{ID: rec.ID, Workflow: rec.WorkflowPath, sha256: rec.WorkflowSHA256, maxCostUSD: rec.MaxCostUSD, maxTokens: rec.MaxTokens}
 	if rec.WorkflowPath != "<eval>" && !strings.HasPrefix(rec.WorkflowPath, "task ") {
 		r.Files = strings.Fields(rec.WorkflowPath)
 	}
@@ -192,6 +196,14 @@ func orNull(v value.Value) value.Value {
 	return v
 }
 
+// costJSON is a call's cost_usd: the number, null when unknown.
+func costJSON(c *float64) value.Value {
+	if c == nil {
+		return value.Null{}
+	}
+	return value.Float(*c)
+}
+
 // runJSON is the RUN object of status and runs --json.
 func runJSON(r *journal.RunRecord) *value.Dict {
 	return value.DictOf(
@@ -206,6 +218,8 @@ func runJSON(r *journal.RunRecord) *value.Dict {
 		"duration_seconds", value.Float(r.Duration().Seconds()),
 		"calls", value.Int(r.Calls),
 		"tokens", value.Int(r.Tokens),
+		"cost_usd", value.Float(r.CostUSD),
+		"cost_unknown_calls", value.Int(r.CostUnknown),
 		"final", orNull(r.Final),
 		"error", value.String(r.Error),
 	)
@@ -228,6 +242,7 @@ func nodesJSON(tree []*journal.Node) value.List {
 			"input_tokens", value.Int(n.Usage.InputTokens),
 			"output_tokens", value.Int(n.Usage.OutputTokens),
 			"turns", value.Int(n.Usage.Turns),
+			"cost_usd", costJSON(n.Usage.CostUSD),
 			"replayed", value.Bool(n.Replayed),
 			"started_at", timeJSON(n.StartedAt),
 			"finished_at", timeJSON(n.FinishedAt),

@@ -42,6 +42,7 @@ const InitConfig = `# evalrun configuration of this project. Every key is shown 
 # context_window = 128000
 # timeout = "120s"
 # temperature = 0.2                    # sent only when set
+# prices = { input = 0.15, output = 0.6, cached_input = 0.075 }  # US dollars per million tokens
 
 # Answers recorded with --record, replayed offline.
 # [providers.replay]
@@ -57,6 +58,8 @@ const InitConfig = `# evalrun configuration of this project. Every key is shown 
 # max_steps = 0                        # evaluation steps; 0 = unlimited
 # max_string_bytes = 67108864          # largest string a workflow may build
 # llm_attempts = 3                     # tries per model request (429, 5xx, network)
+# max_cost_usd = 0                     # budget of a run in US dollars; 0 = none
+# max_tokens = 0                       # budget of a run in input + output tokens; 0 = none
 
 # [context]
 # fresh_top_k = 5                      # files a fresh_context lookup delivers
@@ -123,6 +126,12 @@ const InitConfig = `# evalrun configuration of this project. Every key is shown 
 # A task's meta.agent mapped to the agent that runs it ("none": the provider).
 # [plan.agents]
 # "@code-developer" = "claude"
+
+# Prices per model id, for providers serving many models (OpenRouter); they
+# win over the provider's prices. A cost the server reports wins over both.
+# [prices."openai/gpt-4o"]
+# input = 2.5
+# output = 10.0
 `
 
 // InitTemplate is the first template Init writes, .evalrun/templates/hello.xml.

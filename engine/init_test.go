@@ -53,7 +53,7 @@ func TestInitCreatesAWorkingProject(t *testing.T) {
 // configuration gives a valid configuration whose values are the defaults
 // of package config, so the comments never advertise a wrong default.
 func TestInitConfigDefaults(t *testing.T) {
-	keyLine := regexp.MustCompile(`^# (\[[a-z._]+\]|[a-z_]+ = .*)$`)
+	keyLine := regexp.MustCompile(`^# (\[[a-z0-9._"/-]+\]|[a-z_]+ = .*)$`)
 	var b strings.Builder
 	n := 0
 	for _, line := range strings.Split(InitConfig, "\n") {

@@ -38,6 +38,9 @@ type runJournal struct {
 	// start is the time of {{date}}: the run's, or the first resumed
 	// run's.
 	start time.Time
+	// prior is what the resumed runs spent (their calls that were not
+	// replayed), counted by the run's budget (SPEC §14.9).
+	prior journal.Spent
 
 	warnOnce sync.Once
 	finished sync.Once
@@ -48,9 +51,10 @@ type runJournal struct {
 // resuming the run resumedFrom when it is not "" (SPEC §16.4): completed
 // task calls and workflow-level tool calls of that run (and of the runs it
 // resumed from) are replayed, and {{date}} is the start time of the first
-// run of that chain. The database is opened lazily, on the first call the
+// run of that chain; the budgets given for the run (maxCost, maxTokens)
+// are recorded, for a run that resumes it. The database is opened lazily, on the first call the
 // run records, so a run that makes no call leaves no file behind.
-func openJournal(root string, info *JournalInfo, resumedFrom string, start time.Time, stderr *lockedWriter) (*runJournal, error) {
+func openJournal(root string, info *JournalInfo, resumedFrom string, start time.Time, stderr *lockedWriter, maxCost float64, maxTokens int64) (*runJournal, error) {
 	s := journal.OpenLazy(filepath.Join(root, journal.DefaultPath))
 	j := &runJournal{store: s, stderr: stderr, start: start}
 	var replay *journal.Replayer
@@ -67,6 +71,10 @@ func openJournal(root string, info *JournalInfo, resumedFrom string, start time.
 			return nil, errorf(KindUsage, "--resume %s: %v", resumedFrom, err)
 		}
 		j.start = first.StartedAt
+		if j.prior, err = s.Spending(chain); err != nil {
+			s.Close()
+			return nil, errorf(KindUsage, "--resume %s: %v", resumedFrom, err)
+		}
 	}
 	j.run, err = s.StartRun(journal.RunInfo{
 		WorkflowPath:   info.WorkflowPath,
@@ -74,6 +82,8 @@ func openJournal(root string, info *JournalInfo, resumedFrom string, start time.
 		Args:           info.Args,
 		ResumedFrom:    resumedFrom,
 		StartedAt:      start,
+		MaxCostUSD:     maxCost,
+		MaxTokens:      maxTokens,
 	})
 	if err != nil {
 		s.Close()

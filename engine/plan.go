@@ -201,7 +201,7 @@ func (x *planExecutor) agent(ctx context.Context, name, prompt, dir string, read
 		}
 		if r, isResult := a.Value.(*value.TaskResult); isResult {
 			sp.End(trace.ResultOf(r, true), a.Usage)
-			return plan.Answer{Text: r.Content, Tokens: int64(a.Usage.InputTokens + a.Usage.OutputTokens)}, nil
+			return plan.Answer{Text: r.Content, Tokens: int64(a.Usage.InputTokens + a.Usage.OutputTokens), CostUSD: a.Usage.CostUSD}, nil
 		}
 	}
 	ans, err := x.agents.RunAgent(ctx, name, prompt, dir, readOnly)
@@ -209,7 +209,9 @@ func (x *planExecutor) agent(ctx context.Context, name, prompt, dir string, read
 	if err != nil {
 		res = value.Failed(tasksystem.ReasonLLMError, err.Error(), nil)
 	}
-	sp.End(trace.ResultOf(res, false), trace.Usage{OutputTokens: int(ans.Tokens), Turns: 1})
+	// An agent's reported cost; one that reports none counts as unknown
+	// (plan.Answer has no flag, so a cost of 0 is taken as not reported).
+	sp.End(trace.ResultOf(res, false), trace.Usage{OutputTokens: int(ans.Tokens), Turns: 1, CostUSD: ans.CostUSD, CostKnown: ans.CostUSD > 0})
 	return ans, err
 }
 

@@ -56,7 +56,9 @@ type recordResponse struct {
 	Content   string      `json:"content"`
 	ToolCalls []ToolCall  `json:"tool_calls"`
 	Usage     recordUsage `json:"usage"`
-	// CostUSD is the cost an agent reported (SPEC §22.3); absent otherwise.
+	// CostUSD is the cost an agent or the server reported (SPEC §22.3,
+	// §14.9); absent otherwise. Replay answers with it as the server's
+	// cost, so a replayed run costs what the recorded one did.
 	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
@@ -105,7 +107,15 @@ func (r *Replay) Complete(ctx context.Context, req *Request) (*Response, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	resp, _, err := r.Lookup(RequestHash(req))
+	resp, cost, err := r.Lookup(RequestHash(req))
+	if resp != nil {
+		// A replayed answer costs what was recorded with it, else nothing:
+		// no model is asked (SPEC §14.9).
+		if cost == nil {
+			cost = new(float64)
+		}
+		resp.CostUSD = cost
+	}
 	return resp, err
 }
 
@@ -193,7 +203,11 @@ func (c *Cassette) Wrap(p Provider) Provider { return &recording{p: p, c: c} }
 // Record appends the answer to req unless its hash is already in the
 // file.
 func (c *Cassette) Record(req *Request, resp *Response) error {
-	return c.RecordHash(RequestHash(req), req.Model, resp, nil)
+	cost := resp.CostUSD
+	if cost != nil && *cost == 0 {
+		cost = nil // free answers (echo) are replayed as free without it
+	}
+	return c.RecordHash(RequestHash(req), req.Model, resp, cost)
 }
 
 // RecordHash appends an answer under a hash computed by the caller (an

@@ -5,7 +5,9 @@
 // counted with o200k_base, incrementally, see package tokens) and gives the
 // 80 % warnings; it asks a Provider for each answer, runs the tool calls the
 // model makes through a Tools registry (each answered by a tool message)
-// and sums the usage. Every model request is a trace.Model span and every
+// and sums the usage and the cost (SPEC §14.9: the server's usage.cost,
+// else SessionConfig.Prices applied to the usage, else unknown; Echo and
+// Replay answers are free unless a cost was recorded). Every model request is a trace.Model span and every
 // tool call a trace.Tool span in the span of the context the session runs
 // in (package trace): that is how the journal, the dry run and the live
 // display see them.

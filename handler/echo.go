@@ -7,8 +7,9 @@ import (
 
 // Echo is the offline provider (SPEC §14.5): its answer is exactly the text
 // of the last user message. It never calls tools. It reports no usage, so
-// the session counts its calls with the tokenizer (SPEC §14.2). The zero
-// value is ready to use.
+// the session counts its calls with the tokenizer (SPEC §14.2). It costs
+// nothing: every answer reports a cost of $0 (SPEC §14.9). The zero value
+// is ready to use.
 type Echo struct {
 	// ProviderName is the configured name ("" means EchoName), for a
 	// provider section with type = "echo".
@@ -39,7 +40,7 @@ func (Echo) Complete(ctx context.Context, req *Request) (*Response, error) {
 	}
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		if req.Messages[i].Role == RoleUser {
-			return &Response{Content: req.Messages[i].Content}, nil
+			return &Response{Content: req.Messages[i].Content, CostUSD: new(float64)}, nil
 		}
 	}
 	return nil, errors.New("echo: the request has no user message")

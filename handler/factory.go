@@ -29,6 +29,9 @@ type ProviderConfig struct {
 	Temperature *float64
 	// Cassette is the replay cassette path.
 	Cassette string
+	// Prices are the provider's prices (SPEC §14.9), nil when not
+	// configured.
+	Prices *Prices
 }
 
 // RunOptions are the run-wide settings every provider of the run shares.

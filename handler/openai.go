@@ -362,6 +362,19 @@ func decodeResponse(data []byte) (*Response, error) {
 	}
 	m := cr.Choices[0].Message
 	resp := &Response{Content: m.Content, Usage: Usage{InputTokens: cr.Usage.PromptTokens, OutputTokens: cr.Usage.CompletionTokens}}
+	if cr.Usage.PromptTokensDetails != nil {
+		resp.CachedInputTokens = cr.Usage.PromptTokensDetails.CachedTokens
+	}
+	// usage.cost is not part of the OpenAI answer: routers such as
+	// OpenRouter add it (SPEC §14.9).
+	var extra struct {
+		Usage struct {
+			Cost *float64 `json:"cost"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal(data, &extra) == nil && extra.Usage.Cost != nil {
+		resp.CostUSD = extra.Usage.Cost
+	}
 	for i, c := range m.ToolCalls {
 		id := c.ID
 		if id == "" {

@@ -113,6 +113,14 @@ type Response struct {
 	// that the provider reports none: the session then counts the call
 	// with the tokenizer (SPEC §14.2), as it does for the echo provider.
 	Usage Usage
+	// CachedInputTokens are the input tokens the server read from its
+	// prompt cache (usage.prompt_tokens_details.cached_tokens), priced at
+	// Prices.CachedInput.
+	CachedInputTokens int
+	// CostUSD is the cost the server reported for the call (usage.cost,
+	// as OpenRouter reports it), or nil; it wins over configured prices
+	// (SPEC §14.9).
+	CostUSD *float64
 }
 
 // Provider is a model backend (SPEC §14.5). Implementations must be safe for

@@ -66,6 +66,9 @@ type SessionConfig struct {
 	// Counter counts tokens; nil means tokens.O200k(). tokens.None leaves
 	// tokenization out (benchmarks).
 	Counter tokens.Counter
+	// Prices are the model's prices (SPEC §14.9), nil when unknown: a
+	// request the server reports no cost for then has an unknown cost.
+	Prices *Prices
 }
 
 // Toolbox is what a session needs of the run's tools: the definitions of
@@ -130,6 +133,7 @@ type Session struct {
 	messages []Message
 	turns    int
 	usage    Usage
+	cost     Cost
 
 	offered []ToolDef
 	allowed map[string]bool
@@ -222,6 +226,11 @@ func (s *Session) ContextLimit() int { return s.limit }
 // Usage returns the tokens used over the session: the provider's counts,
 // or the tokenizer's for calls the provider reported none for.
 func (s *Session) Usage() Usage { return s.usage }
+
+// Cost returns what the session's answered requests cost (SPEC §14.9):
+// the known costs summed, and how many requests had an unknown price.
+// The session's cost is known when Cost().Known().
+func (s *Session) Cost() Cost { return s.cost }
 
 // UsageNote returns notes.usage: {"input_tokens", "output_tokens",
 // "turns"} (SPEC §11.5).
@@ -383,7 +392,13 @@ func (s *Session) Run(ctx context.Context) (*Answer, error) {
 			usage = Usage{InputTokens: used, OutputTokens: s.msgTokens - before - tokens.PerMessage}
 		}
 		s.usage = s.usage.Add(usage)
-		span.End(trace.Result{Status: trace.Completed}, trace.Usage{InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens, Turns: 1})
+		usd, known := requestCost(resp, usage, s.cfg.Prices)
+		if known {
+			s.cost.USD += usd
+		} else {
+			s.cost.Unknown++
+		}
+		span.End(trace.Result{Status: trace.Completed}, trace.Usage{InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens, Turns: 1, CostUSD: usd, CostKnown: known})
 		if len(msg.ToolCalls) == 0 {
 			return &Answer{Content: resp.Content, Turns: s.turns, Usage: s.usage, Warnings: s.Warnings()}, nil
 		}

@@ -31,23 +31,24 @@ const callLogInfix = "-calls-"
 
 // logEntry is one line of a call log: a call's row as it ended.
 type logEntry struct {
-	Run       string  `json:"run"`
-	Seq       int     `json:"seq"`
-	ParentSeq int     `json:"parent_seq,omitempty"`
-	Kind      string  `json:"kind"`
-	Name      string  `json:"name"`
-	Status    string  `json:"status"`
-	InputHash string  `json:"input_hash"`
-	Inputs    *string `json:"inputs"`
-	Result    *string `json:"result"`
-	Error     string  `json:"error"`
-	Attempts  int     `json:"attempts"`
-	Input     int64   `json:"input_tokens"`
-	Output    int64   `json:"output_tokens"`
-	Turns     int     `json:"turns"`
-	Replayed  bool    `json:"replayed"`
-	Started   *int64  `json:"started_at"`
-	Finished  *int64  `json:"finished_at"`
+	Run       string   `json:"run"`
+	Seq       int      `json:"seq"`
+	ParentSeq int      `json:"parent_seq,omitempty"`
+	Kind      string   `json:"kind"`
+	Name      string   `json:"name"`
+	Status    string   `json:"status"`
+	InputHash string   `json:"input_hash"`
+	Inputs    *string  `json:"inputs"`
+	Result    *string  `json:"result"`
+	Error     string   `json:"error"`
+	Attempts  int      `json:"attempts"`
+	Input     int64    `json:"input_tokens"`
+	Output    int64    `json:"output_tokens"`
+	Turns     int      `json:"turns"`
+	Cost      *float64 `json:"cost_usd,omitempty"`
+	Replayed  bool     `json:"replayed"`
+	Started   *int64   `json:"started_at"`
+	Finished  *int64   `json:"finished_at"`
 }
 
 // logEntry returns the call's row as a log entry; the caller holds
@@ -57,7 +58,7 @@ func (c *Call) logEntry() *logEntry {
 	e := &logEntry{Run: c.run.id, Seq: c.seq, Kind: c.kind, Name: c.name, Status: row.status,
 		InputHash: row.inputHash, Inputs: optString(row.inputs), Result: optString(row.result), Error: row.errMsg,
 		Attempts: row.attempts, Input: row.usage.InputTokens, Output: row.usage.OutputTokens, Turns: row.usage.Turns,
-		Replayed: row.replayed, Started: optInt(row.started), Finished: optInt(row.finished)}
+		Cost: row.usage.CostUSD, Replayed: row.replayed, Started: optInt(row.started), Finished: optInt(row.finished)}
 	if c.parent != nil {
 		e.ParentSeq = c.parent.seq
 	}
@@ -280,9 +281,9 @@ func applyEntries(ctx context.Context, db *sql.DB, entries []*logEntry) error {
 		}
 		if id != nil {
 			_, err = tx.ExecContext(ctx, `UPDATE calls SET status = ?, input_hash = ?, inputs = ?, result = ?, error = ?,
-				attempts = ?, input_tokens = ?, output_tokens = ?, turns = ?, replayed = ?, started_at = ?, finished_at = ?
-				WHERE id = ?`, e.Status, e.InputHash, e.Inputs, e.Result, e.Error, e.Attempts, e.Input, e.Output, e.Turns,
-				e.Replayed, e.Started, e.Finished, id)
+				attempts = ?, input_tokens = ?, output_tokens = ?, turns = ?, cost_usd = ?, replayed = ?, started_at = ?,
+				finished_at = ? WHERE id = ?`, e.Status, e.InputHash, e.Inputs, e.Result, e.Error, e.Attempts, e.Input,
+				e.Output, e.Turns, costArg(e.Cost), e.Replayed, e.Started, e.Finished, id)
 		} else {
 			var parent any
 			if e.ParentSeq > 0 {
@@ -291,9 +292,9 @@ func applyEntries(ctx context.Context, db *sql.DB, entries []*logEntry) error {
 				}
 			}
 			_, err = tx.ExecContext(ctx, `INSERT INTO calls (run_id, parent_id, seq, kind, name, status, input_hash, inputs,
-				result, error, attempts, input_tokens, output_tokens, turns, replayed, started_at, finished_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, e.Run, parent, e.Seq, e.Kind, e.Name, e.Status,
-				e.InputHash, e.Inputs, e.Result, e.Error, e.Attempts, e.Input, e.Output, e.Turns, e.Replayed, e.Started,
+				result, error, attempts, input_tokens, output_tokens, turns, cost_usd, replayed, started_at, finished_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, e.Run, parent, e.Seq, e.Kind, e.Name, e.Status,
+				e.InputHash, e.Inputs, e.Result, e.Error, e.Attempts, e.Input, e.Output, e.Turns, costArg(e.Cost), e.Replayed, e.Started,
 				e.Finished)
 		}
 		if err != nil {

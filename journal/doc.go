@@ -1,7 +1,8 @@
 // Package journal is evalrun's run store (SPEC §16): the SQLite database
 // .evalrun/journal.db holding every run and the tree of its calls — tasks,
-// tools and steps — with their status, inputs, results, tokens and
-// attempts. It renders `evalrun status` (plain and --markdown), `evalrun
+// tools and steps — with their status, inputs, results, tokens, cost
+// (calls.cost_usd, REAL, NULL when unknown; schema version 2, to which a
+// version 1 journal is migrated when opened) and attempts. It renders `evalrun status` (plain and --markdown), `evalrun
 // runs`, computes the current position, and hands out the results of
 // earlier runs for `--resume`.
 //

@@ -24,6 +24,11 @@ type RunInfo struct {
 	ResumedFrom string
 	// StartedAt is the start time; zero means now.
 	StartedAt time.Time
+	// MaxCostUSD and MaxTokens are the budgets given for the run
+	// (--max-cost, --max-tokens; 0 when none), which a run resuming it
+	// keeps unless it is given new ones (SPEC §14.9).
+	MaxCostUSD float64
+	MaxTokens  int64
 }
 
 // HashWorkflow returns the lowercase hex SHA-256 of a workflow's text.
@@ -37,6 +42,26 @@ type Usage struct {
 	InputTokens  int64
 	OutputTokens int64
 	Turns        int
+	// CostUSD is the call's cost in US dollars (SPEC §14.9), nil when it
+	// is unknown; the column cost_usd is then NULL.
+	CostUSD *float64
+}
+
+// Cost returns a known cost as a pointer for Usage.CostUSD: nil when not
+// known.
+func Cost(usd float64, known bool) *float64 {
+	if !known {
+		return nil
+	}
+	return &usd
+}
+
+// costArg is the SQL argument of a cost: NULL when unknown.
+func costArg(c *float64) any {
+	if c == nil {
+		return nil
+	}
+	return *c
 }
 
 // Tokens returns input plus output tokens.
@@ -100,7 +125,7 @@ func (r *Run) insertRun(w *stmts) error {
 			continue
 		}
 		_, err := w.insertRun.ExecContext(w.ctx, id, info.WorkflowPath, info.WorkflowSHA256, jsonValue(info.Args),
-			StatusRunning, info.ResumedFrom, r.started.UnixNano())
+			StatusRunning, info.ResumedFrom, r.started.UnixNano(), info.MaxCostUSD, info.MaxTokens)
 		return err
 	}
 	return fmt.Errorf("run id %s already taken", r.ID())
@@ -322,7 +347,7 @@ func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputsJ
 		r.mu.Unlock()
 		res, err := w.insertCall.ExecContext(w.ctx, id, c.parentID(), c.seq, kind, name, row.status, row.inputHash,
 			row.inputs, row.result, row.errMsg, row.attempts, row.usage.InputTokens, row.usage.OutputTokens,
-			row.usage.Turns, row.replayed, row.started, row.finished)
+			row.usage.Turns, costArg(row.usage.CostUSD), row.replayed, row.started, row.finished)
 		if err != nil {
 			return err
 		}
@@ -454,7 +479,7 @@ func (c *Call) End(status string, result value.Value, errMsg string, usage Usage
 		started := row.started
 		t = s.enqueue(func(w *stmts) error {
 			_, err := w.endCall.ExecContext(w.ctx, status, resultJSON, errMsg, attempts, usage.InputTokens,
-				usage.OutputTokens, usage.Turns, replayed, started, now, c.id)
+				usage.OutputTokens, usage.Turns, costArg(usage.CostUSD), replayed, started, now, c.id)
 			return err
 		}, true)
 	}

@@ -52,9 +52,13 @@ const timeLayout = "2006-01-02 15:04:05"
 // column and `<-- current` after the current position.
 func RenderStatus(w io.Writer, run *RunRecord, tree []*Node) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "run %s  %s  %s  started %s  %s  %s  %s tokens\n", run.ID, run.Status, run.WorkflowPath,
+	fmt.Fprintf(&b, "run %s  %s  %s  started %s  %s  %s  %s tokens", run.ID, run.Status, run.WorkflowPath,
 		run.StartedAt.Format(timeLayout), FormatDuration(run.Duration()), plural(int64(run.Calls), "call"),
 		Thousands(run.Tokens))
+	if c := CostText(run.CostUSD, run.CostUnknown); c != "" {
+		b.WriteString("  " + c)
+	}
+	b.WriteByte('\n')
 	cur := CurrentPosition(tree)
 	Walk(tree, func(n *Node, depth int) bool {
 		b.WriteString(strings.Repeat("  ", depth+1))
@@ -88,7 +92,11 @@ func callDetail(n *Node) string {
 		return failureSummary(n)
 	}
 	if n.Kind == KindTask && (n.Status == StatusCompleted || n.Usage.Turns > 0 || n.Usage.Tokens() > 0) {
-		return plural(int64(n.Usage.Turns), "turn") + "  " + Thousands(n.Usage.Tokens()) + " tokens"
+		d := plural(int64(n.Usage.Turns), "turn") + "  " + Thousands(n.Usage.Tokens()) + " tokens"
+		if c := n.Usage.CostUSD; c != nil && *c > 0 {
+			d += "  " + FormatUSD(*c)
+		}
+		return d
 	}
 	return ""
 }
@@ -197,10 +205,58 @@ func RenderMarkdown(w io.Writer, tree []*Node) error {
 // status, start time, duration, number of calls and workflow.
 func RenderRuns(w io.Writer, runs []*RunRecord) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tSTARTED\tDURATION\tCALLS\tWORKFLOW")
+	fmt.Fprintln(tw, "ID\tSTATUS\tSTARTED\tDURATION\tCALLS\tCOST\tWORKFLOW")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.Status, r.StartedAt.Format(timeLayout),
-			FormatDuration(r.Duration()), r.Calls, r.WorkflowPath)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.Status, r.StartedAt.Format(timeLayout),
+			FormatDuration(r.Duration()), r.Calls, runCost(r), r.WorkflowPath)
 	}
 	return tw.Flush()
+}
+
+// FormatUSD formats a cost in US dollars (SPEC §14.9): four decimals below
+// one dollar ($0.0123), two from one dollar up ($2.01).
+func FormatUSD(v float64) string {
+	if v < 1 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+// FormatBudgetUSD formats v with the precision FormatUSD gives the budget
+// limit, so that "budget spent: $2.01 of $2.00" compares like with like.
+func FormatBudgetUSD(v, limit float64) string {
+	if limit < 1 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+// CostText is the cost part of a usage or status line: "$0.0123" for a
+// known cost above zero, "cost unknown for 2 calls" when calls had no
+// known price, both joined by ", " for a mix, "" when everything was
+// free.
+func CostText(usd float64, unknown int) string {
+	var parts []string
+	if usd > 0 {
+		parts = append(parts, FormatUSD(usd))
+	}
+	if unknown > 0 {
+		parts = append(parts, "cost unknown for "+plural(int64(unknown), "call"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// runCost is the COST column of `evalrun runs`: "$0.0123" for a known
+// cost, "?" when no call's price was known, "$0.0123+?" when some calls'
+// prices were unknown, "-" for a run that spent nothing.
+func runCost(r *RunRecord) string {
+	switch {
+	case r.CostUnknown > 0 && r.CostUSD > 0:
+		return FormatUSD(r.CostUSD) + "+?"
+	case r.CostUnknown > 0:
+		return "?"
+	case r.CostUSD > 0:
+		return FormatUSD(r.CostUSD)
+	}
+	return "-"
 }

@@ -26,7 +26,8 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// TestRenderStatusGolden reproduces the example of SPEC §16.3.
+// TestRenderStatusGolden reproduces the example of SPEC §16.3, with the
+// costs of SPEC §14.9: two calls with a known cost, one without.
 func TestRenderStatusGolden(t *testing.T) {
 	s, clk := openTest(t)
 	ids(s, "a1b2")
@@ -39,7 +40,7 @@ func TestRenderStatusGolden(t *testing.T) {
 	}
 	gen := must[*Call](t)(run.Begin(plan, KindTask, "plan/generate", "h0", value.DictOf("goal", value.String("g"))))
 	check(t, gen.Running())
-	check(t, gen.End(StatusCompleted, result("{}"), "", Usage{InputTokens: 3000, OutputTokens: 1102, Turns: 1}, 0, false))
+	check(t, gen.End(StatusCompleted, result("{}"), "", Usage{InputTokens: 3000, OutputTokens: 1102, Turns: 1, CostUSD: Cost(0.0123, true)}, 0, false))
 	check(t, plan.End(StatusCompleted, value.String("{}"), "", Usage{}, 1, false))
 
 	lint := must[*Call](t)(run.Begin(nil, KindStep, "lint", "", nil))
@@ -47,7 +48,7 @@ func TestRenderStatusGolden(t *testing.T) {
 
 	impl := must[*Call](t)(run.Begin(nil, KindStep, "implement", "", nil))
 	t1 := must[*Call](t)(run.Begin(impl, KindTask, "code/implement", "h1", nil))
-	check(t, t1.End(StatusCompleted, result("diff"), "", Usage{InputTokens: 7000, OutputTokens: 903, Turns: 3}, 0, false))
+	check(t, t1.End(StatusCompleted, result("diff"), "", Usage{InputTokens: 7000, OutputTokens: 903, Turns: 3, CostUSD: Cost(0.0456, true)}, 0, false))
 	t2 := must[*Call](t)(run.Begin(impl, KindTask, "code/implement", "h2", nil))
 	exhausted := &value.TaskResult{Status: value.StatusFailed, Content: "turn limit reached",
 		Notes: value.DictOf("error", value.DictOf("type", value.String("RESOURCE_EXHAUSTION"),

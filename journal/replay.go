@@ -91,7 +91,7 @@ func (s *Store) NewReplayer(runID string) (*Replayer, error) {
 }
 
 func (s *Store) replayCalls(runID string) (map[replayKey][]replayEntry, error) {
-	rows, err := s.db.Query(`SELECT c.kind, c.name, c.input_hash, c.result, c.input_tokens, c.output_tokens, c.turns
+	rows, err := s.db.Query(`SELECT c.kind, c.name, c.input_hash, c.result, c.input_tokens, c.output_tokens, c.turns, c.cost_usd
 		FROM calls c LEFT JOIN calls p ON p.id = c.parent_id
 		WHERE c.run_id = ? AND c.status = 'completed' AND c.input_hash <> '' AND c.result IS NOT NULL
 		  AND (c.kind = 'task' OR (c.kind = 'tool' AND (p.kind IS NULL OR p.kind <> 'task')))
@@ -105,8 +105,12 @@ func (s *Store) replayCalls(runID string) (map[replayKey][]replayEntry, error) {
 		var k replayKey
 		var text string
 		var e replayEntry
-		if err := rows.Scan(&k.kind, &k.name, &k.hash, &text, &e.usage.InputTokens, &e.usage.OutputTokens, &e.usage.Turns); err != nil {
+		var cost sql.NullFloat64
+		if err := rows.Scan(&k.kind, &k.name, &k.hash, &text, &e.usage.InputTokens, &e.usage.OutputTokens, &e.usage.Turns, &cost); err != nil {
 			return nil, fmt.Errorf("journal: %w", err)
+		}
+		if cost.Valid {
+			e.usage.CostUSD = &cost.Float64
 		}
 		if e.result, err = decodeResult(k.kind, text); err != nil {
 			return nil, fmt.Errorf("journal: run %s: %w", runID, err)

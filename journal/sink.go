@@ -94,7 +94,8 @@ func (s *Sink) Observe(e trace.Event) {
 			return
 		}
 		r, u := sp.Result(), sp.Usage()
-		usage := Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens), Turns: u.Turns}
+		usage := Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens), Turns: u.Turns,
+			CostUSD: Cost(u.CostUSD, u.CostKnown)}
 		s.warn(c.End(string(r.Status), r.Value, r.Error, usage, r.Attempts, r.Replayed))
 	}
 }
@@ -170,7 +171,11 @@ func (s *Sink) Before(sp *trace.Span) (trace.Answer, bool) {
 	if _, isResult := v.(*value.TaskResult); !ok || !isResult {
 		return trace.Answer{}, false
 	}
-	return trace.Answer{Value: v, Usage: trace.Usage{InputTokens: int(u.InputTokens), OutputTokens: int(u.OutputTokens), Turns: u.Turns}}, true
+	tu := trace.Usage{InputTokens: int(u.InputTokens), OutputTokens: int(u.OutputTokens), Turns: u.Turns}
+	if u.CostUSD != nil {
+		tu.CostUSD, tu.CostKnown = *u.CostUSD, true
+	}
+	return trace.Answer{Value: v, Usage: tu}, true
 }
 
 func (s *Sink) warn(err error) {

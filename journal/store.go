@@ -26,7 +26,12 @@ const DefaultPath = ".evalrun/journal.db"
 
 // SchemaVersion is the version of the tables this package writes, stored in
 // the schema_version table.
-const SchemaVersion = 1
+//
+// Version 2 added calls.cost_usd (REAL, NULL when the cost is unknown,
+// SPEC §14.9) and the budgets given for a run, runs.max_cost_usd and
+// runs.max_tokens (0 when none); a version 1 journal is migrated when it
+// is opened.
+const SchemaVersion = 2
 
 // The statuses of runs and calls (SPEC §16.2).
 const (
@@ -56,7 +61,9 @@ CREATE TABLE IF NOT EXISTS runs (
 	started_at    INTEGER NOT NULL,
 	finished_at   INTEGER,
 	final         TEXT,
-	error         TEXT NOT NULL DEFAULT ''
+	error         TEXT NOT NULL DEFAULT '',
+	max_cost_usd  REAL NOT NULL DEFAULT 0,
+	max_tokens    INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS calls (
 	id            INTEGER PRIMARY KEY,
@@ -74,6 +81,7 @@ CREATE TABLE IF NOT EXISTS calls (
 	input_tokens  INTEGER NOT NULL DEFAULT 0,
 	output_tokens INTEGER NOT NULL DEFAULT 0,
 	turns         INTEGER NOT NULL DEFAULT 0,
+	cost_usd      REAL,
 	replayed      INTEGER NOT NULL DEFAULT 0,
 	started_at    INTEGER,
 	finished_at   INTEGER,
@@ -229,6 +237,21 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 		}
 	case err != nil:
 		return err
+	case version == 1:
+		// Version 2 added the cost of a call (SPEC §14.9); the calls of
+		// older runs have none (NULL, unknown).
+		for _, q := range []string{
+			"ALTER TABLE calls ADD COLUMN cost_usd REAL",
+			"ALTER TABLE runs ADD COLUMN max_cost_usd REAL NOT NULL DEFAULT 0",
+			"ALTER TABLE runs ADD COLUMN max_tokens INTEGER NOT NULL DEFAULT 0",
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("migrating the journal to schema version 2: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE schema_version SET version = ?", SchemaVersion); err != nil {
+			return err
+		}
 	case version != SchemaVersion:
 		return fmt.Errorf("schema version %d, this evalrun reads version %d", version, SchemaVersion)
 	}
@@ -309,6 +332,15 @@ type RunRecord struct {
 	// input and output tokens of its task calls.
 	Calls  int
 	Tokens int64
+	// CostUSD sums the known costs of its task calls (SPEC §14.9), and
+	// CostUnknown counts its task calls that used a model (tokens or
+	// turns) but whose cost is unknown.
+	CostUSD     float64
+	CostUnknown int
+	// MaxCostUSD and MaxTokens are the budgets given for the run (0 when
+	// none; RunInfo).
+	MaxCostUSD float64
+	MaxTokens  int64
 	// LastActivity is the latest start or end time of any of its calls (or
 	// StartedAt), used as the end of a run that never finished.
 	LastActivity time.Time
@@ -328,8 +360,12 @@ func (r *RunRecord) Duration() time.Duration {
 }
 
 const runColumns = `r.id, r.workflow, r.workflow_sha, r.arguments, r.status, r.resumed_from, r.started_at, r.finished_at, r.final, r.error,
+	r.max_cost_usd, r.max_tokens,
 	(SELECT COUNT(*) FROM calls c WHERE c.run_id = r.id AND c.status <> 'pending'),
 	(SELECT COALESCE(SUM(c.input_tokens + c.output_tokens), 0) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task'),
+	(SELECT COALESCE(SUM(c.cost_usd), 0) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task'),
+	(SELECT COUNT(*) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task' AND c.cost_usd IS NULL
+		AND (c.turns > 0 OR c.input_tokens + c.output_tokens > 0)),
 	(SELECT MAX(COALESCE(c.finished_at, c.started_at)) FROM calls c WHERE c.run_id = r.id)`
 
 type scanner interface{ Scan(dest ...any) error }
@@ -340,7 +376,7 @@ func scanRun(sc scanner) (*RunRecord, error) {
 	var started int64
 	var finished, last sql.NullInt64
 	if err := sc.Scan(&r.ID, &r.WorkflowPath, &r.WorkflowSHA256, &args, &r.Status, &r.ResumedFrom, &started, &finished,
-		&final, &r.Error, &r.Calls, &r.Tokens, &last); err != nil {
+		&final, &r.Error, &r.MaxCostUSD, &r.MaxTokens, &r.Calls, &r.Tokens, &r.CostUSD, &r.CostUnknown, &last); err != nil {
 		return nil, err
 	}
 	r.StartedAt = time.Unix(0, started).Local()
@@ -465,4 +501,35 @@ func (s *Store) Resolve(ref string) (*RunRecord, error) {
 		shown = append(shown[:5:5], "…")
 	}
 	return nil, fmt.Errorf("run %q is ambiguous: %s", ref, strings.Join(shown, ", "))
+}
+
+// Spent is what the task calls of the runs ids spent that were not
+// replayed (SPEC §14.9): a resumed run's budget counts the spending of
+// the runs it resumes, each call once.
+type Spent struct {
+	Tokens  int64
+	CostUSD float64
+}
+
+// Spending sums the tokens and known costs of the task calls of the runs
+// ids that were not replayed from an earlier run.
+func (s *Store) Spending(ids []string) (Spent, error) {
+	var out Spent
+	if len(ids) == 0 {
+		return out, nil
+	}
+	db, err := s.reader()
+	if err != nil {
+		return out, err
+	}
+	q := "SELECT COALESCE(SUM(input_tokens + output_tokens), 0), COALESCE(SUM(cost_usd), 0) FROM calls WHERE kind = 'task' AND replayed = 0 AND run_id IN (?" +
+		strings.Repeat(", ?", len(ids)-1) + ")"
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	if err := db.QueryRow(q, args...).Scan(&out.Tokens, &out.CostUSD); err != nil {
+		return out, fmt.Errorf("journal: %w", err)
+	}
+	return out, nil
 }

@@ -40,7 +40,7 @@ func (s *Store) Tree(runID string) ([]*Node, error) {
 		return nil, err
 	}
 	rows, err := db.Query(`SELECT id, COALESCE(parent_id, 0), seq, kind, name, status, input_hash, inputs, result, error,
-		attempts, input_tokens, output_tokens, turns, replayed, started_at, finished_at
+		attempts, input_tokens, output_tokens, turns, cost_usd, replayed, started_at, finished_at
 		FROM calls WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
@@ -52,10 +52,14 @@ func (s *Store) Tree(runID string) ([]*Node, error) {
 		var n Node
 		var inputs, result sql.NullString
 		var started, finished sql.NullInt64
+		var cost sql.NullFloat64
 		if err := rows.Scan(&n.ID, &n.ParentID, &n.Seq, &n.Kind, &n.Name, &n.Status, &n.InputHash, &inputs, &result,
-			&n.Error, &n.Attempts, &n.Usage.InputTokens, &n.Usage.OutputTokens, &n.Usage.Turns, &n.Replayed,
+			&n.Error, &n.Attempts, &n.Usage.InputTokens, &n.Usage.OutputTokens, &n.Usage.Turns, &cost, &n.Replayed,
 			&started, &finished); err != nil {
 			return nil, fmt.Errorf("journal: %w", err)
+		}
+		if cost.Valid {
+			n.Usage.CostUSD = &cost.Float64
 		}
 		if inputs.Valid {
 			if n.Inputs, err = value.ParseJSON(inputs.String); err != nil {

@@ -64,12 +64,12 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		}
 	}
 	prep(&w.runExists, "SELECT COUNT(*) FROM runs WHERE id = ?")
-	prep(&w.insertRun, `INSERT INTO runs (id, workflow, workflow_sha, arguments, status, resumed_from, started_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.insertRun, `INSERT INTO runs (id, workflow, workflow_sha, arguments, status, resumed_from, started_at,
+		max_cost_usd, max_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	prep(&w.finishRun, "UPDATE runs SET status = ?, finished_at = ?, final = ?, error = ? WHERE id = ?")
 	prep(&w.insertCall, `INSERT INTO calls (run_id, parent_id, seq, kind, name, status, input_hash, inputs, result, error,
-		attempts, input_tokens, output_tokens, turns, replayed, started_at, finished_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		attempts, input_tokens, output_tokens, turns, cost_usd, replayed, started_at, finished_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	prep(&w.beginTx, "BEGIN IMMEDIATE")
 	prep(&w.commitTx, "COMMIT")
 	prep(&w.rollbackTx, "ROLLBACK")
@@ -78,7 +78,7 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 	prep(&w.setRunning, "UPDATE calls SET status = ?, started_at = COALESCE(started_at, ?) WHERE id = ?")
 	prep(&w.setInput, "UPDATE calls SET input_hash = ?, inputs = ? WHERE id = ?")
 	prep(&w.endCall, `UPDATE calls SET status = ?, result = ?, error = ?, attempts = ?, input_tokens = ?,
-		output_tokens = ?, turns = ?, replayed = ?, started_at = COALESCE(started_at, ?), finished_at = ? WHERE id = ?`)
+		output_tokens = ?, turns = ?, cost_usd = ?, replayed = ?, started_at = COALESCE(started_at, ?), finished_at = ? WHERE id = ?`)
 	if w.preparedErr != nil {
 		w.close()
 		return nil, w.preparedErr

@@ -88,6 +88,8 @@ func header(m *Model, now time.Time) string {
 		fmt.Fprintf(&b, " · $%.4f (cost unknown for %d)", m.cost, m.unknown)
 	case m.cost > 0:
 		fmt.Fprintf(&b, " · $%.4f", m.cost)
+	case m.unknown > 0:
+		fmt.Fprintf(&b, " · cost unknown for %d", m.unknown)
 	}
 	fmt.Fprintf(&b, " · %s", elapsed(now.Sub(m.start)))
 	return b.String()

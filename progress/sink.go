@@ -115,8 +115,7 @@ func (s *Sink) Observe(e trace.Event) {
 		r, u := sp.Result(), sp.Usage()
 		ev.Status = string(r.Status)
 		ev.InputTokens, ev.OutputTokens = u.InputTokens, u.OutputTokens
-		// COST: fill in from the span's usage once trace.Usage carries it:
-		// ev.Cost, ev.CostKnown = u.CostUSD, u.CostKnown
+		ev.Cost, ev.CostKnown = u.CostUSD, u.CostKnown
 	default:
 		return // Running: the call has run since it started
 	}

@@ -220,8 +220,7 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 				return e.failure(ctx, ans.Err, a.finish())
 			}
 			if r, isResult := ans.Value.(*value.TaskResult); isResult {
-				u := handler.Usage{InputTokens: ans.Usage.InputTokens, OutputTokens: ans.Usage.OutputTokens}
-				return e.replayed(j, r, u, ans.Usage.Turns, a.seq, a.instr, t.Name, a.record)
+				return e.replayed(j, r, ans.Usage, a.seq, a.instr, t.Name, a.record)
 			}
 		}
 	}
@@ -284,7 +283,7 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 		if err != nil {
 			var ae *agent.Error
 			if errors.As(err, &ae) && ae.Result != nil {
-				e.addAgentUsage(ae.Result, j)
+				e.addAgentUsage(ae.Result, j, e.agentCost(def.Name, a.model, ae.Result))
 				a.notes.Set("agent", agentNote(def.Name, ae.Result))
 			}
 			if ctx.Err() != nil {
@@ -309,12 +308,18 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 			e.printf("warning: %v\n", err)
 		}
 	}
-	e.addAgentUsage(res, j)
+	cost := e.agentCost(a.def.Name, a.model, res)
+	if !res.HasCost && (s.AgentDryRun != nil || s.AgentReplay != nil) {
+		// No agent ran: a dry run, or a replayed answer recorded without
+		// a cost, is free (as echo and replay answers are).
+		cost = handler.Cost{}
+	}
+	e.addAgentUsage(res, j, cost)
+	if cost.Known() && (res.HasCost || cost.USD > 0) {
+		a.notes.Set("cost_usd", value.Float(cost.USD))
+	}
 	a.notes.Set("usage", handler.UsageNote(handler.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}, res.Turns))
 	a.notes.Set("turns", value.Int(res.Turns))
-	if res.HasCost {
-		a.notes.Set("cost_usd", value.Float(res.CostUSD))
-	}
 	if res.UsageEstimated {
 		a.notes.Set("usage_estimated", value.Bool(true))
 	}
@@ -348,14 +353,15 @@ func agentNote(name string, r *agent.Result) *value.Dict {
 
 // addAgentUsage counts an agent call in the run's usage and its journal
 // record.
-func (e *Executor) addAgentUsage(r *agent.Result, j *taskSpan) {
+func (e *Executor) addAgentUsage(r *agent.Result, j *taskSpan, cost handler.Cost) {
 	u := handler.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}
 	turns := max(r.Turns, 1)
 	if j != nil {
-		j.usage, j.turns = u, turns
+		j.usage, j.turns, j.cost, j.agent = u, turns, cost, true
 	}
 	e.usageMu.Lock()
 	defer e.usageMu.Unlock()
+	e.usage.addCost(cost)
 	e.usage.Calls++
 	e.usage.InputTokens += u.InputTokens
 	e.usage.OutputTokens += u.OutputTokens
@@ -374,4 +380,17 @@ func (e *Executor) agentContextLimit(t *templates.Template) int {
 		fraction = handler.DefaultContextFraction
 	}
 	return int(float64(handler.DefaultContextWindow) * fraction)
+}
+
+// agentCost is the cost of an agent call (SPEC §14.9, §22.3): the cost
+// the agent reported, else its tokens at the prices configured for
+// "agent:NAME" and the model, else unknown.
+func (e *Executor) agentCost(name, model string, r *agent.Result) handler.Cost {
+	if r.HasCost {
+		return handler.Cost{USD: r.CostUSD}
+	}
+	if p := e.prices("agent:"+name, model); p != nil {
+		return handler.Cost{USD: p.Cost(handler.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}, 0)}
+	}
+	return handler.Cost{Unknown: 1}
 }

@@ -360,6 +360,45 @@ func TestAgentDryRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.dir, "argv")); err == nil {
 		t.Error("the agent ran in a dry run")
 	}
+	// A dry run is free: no cost note, nothing unknown (SPEC §14.9).
+	if c, ok := r.Notes.Get("cost_usd"); ok || e.Usage().CostUnknown != 0 || e.Usage().CostUSD != 0 {
+		t.Errorf("dry run cost %v, usage %+v", c, e.Usage())
+	}
+}
+
+// TestAgentCostPrices: an agent that reports no cost is priced by the
+// prices of agent:NAME and its model, else its cost is unknown; a
+// reported cost wins (SPEC §14.9, §22.3).
+func TestAgentCostPrices(t *testing.T) {
+	f := newFakeAgent(t)
+	noCost := strings.Replace(claudeOut, `"total_cost_usd":0.25,`, "", 1)
+	for _, tc := range []struct {
+		out     string
+		prices  *handler.Prices
+		note    string
+		unknown int
+	}{
+		{claudeOut, &handler.Prices{Input: 1e6, Output: 1e6}, "0.25", 0},
+		// 15 input and 7 output tokens at $1000 and $2000 per million.
+		{noCost, &handler.Prices{Input: 1000, Output: 2000}, "0.029", 0},
+		{noCost, nil, "", 1},
+	} {
+		lookup := func(string) (agent.Definition, bool) { return f.def(tc.out, agent.FormatClaudeJSON), true }
+		var asked string
+		e := NewExecutor(Options{WorkDir: f.dir, AgentSettings: AgentSettings{Agent: "fake", LookupAgent: lookup},
+			Prices: func(provider, model string) *handler.Prices { asked = provider; return tc.prices }})
+		r := e.Execute(context.Background(), Request{Template: agentTemplate(t, ""), Named: []NamedArg{{"focus", value.String("x")}}})
+		note := ""
+		if c, ok := r.Notes.Get("cost_usd"); ok {
+			note = c.String()
+		}
+		if r.Status != value.StatusComplete || note != tc.note || e.Usage().CostUnknown != tc.unknown {
+			t.Errorf("%s: status %s, cost note %q (want %q), usage %+v", tc.out, r.Status, note, tc.note, e.Usage())
+		}
+		if tc.out == noCost && asked != "agent:fake" {
+			t.Errorf("prices asked for %q, want agent:fake", asked)
+		}
+	}
 }
 
 // The context limit is checked before the agent starts.

@@ -145,6 +145,11 @@ type Options struct {
 	ContextFraction float64
 	// Counter counts tokens; nil means the o200k_base tokenizer.
 	Counter tokens.Counter
+	// Prices returns the prices of a model served by a provider (SPEC
+	// §14.9): the provider is a provider's name, or "agent:NAME" for an
+	// agent that reports no cost; nil, or a nil answer, leaves the cost
+	// of calls the server (or agent) does not report unknown.
+	Prices func(provider, model string) *handler.Prices
 	// AgentSettings choose and run coding agents, roles and contexts
 	// (SPEC §22).
 	AgentSettings
@@ -184,6 +189,19 @@ type RunUsage struct {
 	InputTokens, OutputTokens int
 	// Turns sums the assistant messages of every session.
 	Turns int
+	// CostUSD sums the known costs of the calls (SPEC §14.9); a call with
+	// some requests of unknown price adds what is known.
+	CostUSD float64
+	// CostUnknown counts the calls whose cost is not (wholly) known.
+	CostUnknown int
+}
+
+// addCost counts the cost of one call; the caller holds usageMu.
+func (u *RunUsage) addCost(c handler.Cost) {
+	u.CostUSD += c.USD
+	if !c.Known() {
+		u.CostUnknown++
+	}
 }
 
 // Usage returns the run's model use so far. It is safe to call while tasks
@@ -196,10 +214,11 @@ func (e *Executor) Usage() RunUsage {
 
 // AddReplayed counts a task call whose recorded answer was replayed
 // instead of asking the model (the journal's resume, SPEC §16.4), with the
-// usage and turns recorded for it.
-func (e *Executor) AddReplayed(u handler.Usage, turns int) {
+// usage, turns and cost recorded for it.
+func (e *Executor) AddReplayed(u handler.Usage, turns int, cost handler.Cost) {
 	e.usageMu.Lock()
 	defer e.usageMu.Unlock()
+	e.usage.addCost(cost)
 	e.usage.Calls++
 	e.usage.Replayed++
 	e.usage.InputTokens += u.InputTokens
@@ -223,6 +242,7 @@ func (e *Executor) addSession(ctx context.Context, s *handler.Session, err error
 	u := s.Usage()
 	e.usageMu.Lock()
 	defer e.usageMu.Unlock()
+	e.usage.addCost(s.Cost())
 	e.usage.Calls++
 	e.usage.InputTokens += u.InputTokens
 	e.usage.OutputTokens += u.OutputTokens
@@ -327,11 +347,13 @@ func (e *Executor) Execute(ctx context.Context, req Request) *value.TaskResult {
 		}
 		r.Notes.Set("task_id", value.String(ref))
 	}
-	usage, turns := j.usage, j.turns
+	usage, turns, cost := j.usage, j.turns, j.cost
 	if j.session != nil && !j.replayed {
-		usage, turns = j.session.Usage(), j.session.Turns()
+		usage, turns, cost = j.session.Usage(), j.session.Turns(), j.session.Cost()
 	}
-	j.span.End(trace.ResultOf(r, j.replayed), trace.Usage{InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens, Turns: turns})
+	known := cost.Known() && (turns > 0 || j.replayed || j.agent)
+	j.span.End(trace.ResultOf(r, j.replayed), trace.Usage{InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens,
+		Turns: turns, CostUSD: cost.USD, CostKnown: known})
 	return r
 }
 
@@ -497,6 +519,7 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskSpan) *value
 		ResponseFormat:  responseFormat(t),
 		OnWarning:       func(msg string) { e.printf("%s\n", msg) },
 		Counter:         e.opts.Counter,
+		Prices:          e.prices(providerName, model),
 	})
 	if hist.use {
 		session.AddMessages(e.state.historyMessages(hist.turns)...)
@@ -519,14 +542,18 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskSpan) *value
 				return e.failure(ctx, a.Err, finish())
 			}
 			if r, isResult := a.Value.(*value.TaskResult); isResult {
-				u := handler.Usage{InputTokens: a.Usage.InputTokens, OutputTokens: a.Usage.OutputTokens}
-				return e.replayed(j, r, u, a.Usage.Turns, seq, user, t.Name, hist.record)
+				return e.replayed(j, r, a.Usage, seq, user, t.Name, hist.record)
 			}
 		}
 	}
 	answer, err := session.Run(ctx)
 	e.addSession(ctx, session, err)
 	notes.Set("usage", session.UsageNote())
+	// notes.cost_usd: the cost when known; free calls (echo, dry runs,
+	// replayed cassette answers recorded without a cost) have none.
+	if c := session.Cost(); c.Known() && c.USD > 0 {
+		notes.Set("cost_usd", value.Float(c.USD))
+	}
 	c.warnings = append(c.warnings, session.Warnings()...)
 	if err != nil {
 		return e.failure(ctx, err, finish())
@@ -550,9 +577,14 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskSpan) *value
 // and records it for accumulation and the session history as a completed
 // call would be, so that the later calls' requests are the same as in the
 // original run.
-func (e *Executor) replayed(j *taskSpan, r *value.TaskResult, u handler.Usage, turns, seq int, user, name string, record bool) *value.TaskResult {
-	j.replayed, j.usage, j.turns = true, u, turns
-	e.AddReplayed(u, turns)
+func (e *Executor) replayed(j *taskSpan, r *value.TaskResult, tu trace.Usage, seq int, user, name string, record bool) *value.TaskResult {
+	u := handler.Usage{InputTokens: tu.InputTokens, OutputTokens: tu.OutputTokens}
+	cost := handler.Cost{USD: tu.CostUSD}
+	if !tu.CostKnown {
+		cost.Unknown = 1
+	}
+	j.replayed, j.usage, j.turns, j.cost = true, u, tu.Turns, cost
+	e.AddReplayed(u, tu.Turns, cost)
 	if r.Status == value.StatusComplete {
 		e.state.complete(completedCall{name: name, seq: seq, user: user, content: r.Content, record: record})
 	}
@@ -775,4 +807,12 @@ func (e *Executor) provider(name string) (handler.Provider, bool) {
 		return handler.Echo{}, true
 	}
 	return nil, false
+}
+
+// prices are the prices of model on provider, nil when none are known.
+func (e *Executor) prices(provider, model string) *handler.Prices {
+	if e.opts.Prices == nil {
+		return nil
+	}
+	return e.opts.Prices(provider, model)
 }

@@ -19,6 +19,9 @@ type taskSpan struct {
 	replayed bool
 	usage    handler.Usage
 	turns    int
+	cost     handler.Cost
+	// agent is set for a call an agent answered: its cost is j.cost.
+	agent bool
 }
 
 // inputsDict returns bound inputs as a dict with sorted keys.

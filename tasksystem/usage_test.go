@@ -51,12 +51,14 @@ func TestExecutorUsage(t *testing.T) {
 	if r := ok.Execute(context.Background(), Request{Template: greet()}); r.Status != value.StatusFailed {
 		t.Fatal(r)
 	}
-	want := RunUsage{Calls: 5, InputTokens: 50, OutputTokens: 10, Turns: 5}
+	// No prices and no cost from the server: the five calls' cost is
+	// unknown (SPEC §14.9).
+	want := RunUsage{Calls: 5, InputTokens: 50, OutputTokens: 10, Turns: 5, CostUnknown: 5}
 	if got := ok.Usage(); got != want {
 		t.Errorf("usage = %+v, want %+v", got, want)
 	}
-	ok.AddReplayed(handler.Usage{InputTokens: 7, OutputTokens: 1}, 2)
-	want = RunUsage{Calls: 6, Replayed: 1, InputTokens: 57, OutputTokens: 11, Turns: 7}
+	ok.AddReplayed(handler.Usage{InputTokens: 7, OutputTokens: 1}, 2, handler.Cost{USD: 0.25})
+	want = RunUsage{Calls: 6, Replayed: 1, InputTokens: 57, OutputTokens: 11, Turns: 7, CostUSD: 0.25, CostUnknown: 5}
 	if got := ok.Usage(); got != want {
 		t.Errorf("usage after a replay = %+v, want %+v", got, want)
 	}
@@ -66,7 +68,7 @@ func TestExecutorUsage(t *testing.T) {
 	if r := tools.Execute(context.Background(), Request{Template: greet(), Named: bob}); r.Status != value.StatusComplete {
 		t.Fatal(r)
 	}
-	if got, want := tools.Usage(), (RunUsage{Calls: 1, InputTokens: 20, OutputTokens: 4, Turns: 2}); got != want {
+	if got, want := tools.Usage(), (RunUsage{Calls: 1, InputTokens: 20, OutputTokens: 4, Turns: 2, CostUnknown: 1}); got != want {
 		t.Errorf("usage of a call with a tool call = %+v, want %+v", got, want)
 	}
 

@@ -166,6 +166,13 @@ type Usage struct {
 	InputTokens, OutputTokens int
 	// Turns counts the assistant messages of a task's session.
 	Turns int
+	// CostUSD is what the call cost in US dollars (SPEC §14.9), meaningful
+	// only when CostKnown is set: reported by the server (usage.cost) or
+	// the agent, else computed from the configured prices.
+	CostUSD float64
+	// CostKnown is set when the call's cost is known; a call whose price
+	// is unknown has CostKnown false and shows no cost.
+	CostKnown bool
 }
 
 // Attr is an optional attribute of a span, given to Start.

@@ -16,7 +16,9 @@ import (
 // problems, templates hidden by a special form, primitive or tool, and the
 // problems of the program, calls of templates with unknown or missing
 // inputs included; after ten errors in a file, "too many errors" ends its
-// report. Each file without errors prints "FILE: ok" on stdout.
+// report. With a cost budget ([limits] max_cost_usd) each provider without
+// prices gets a warning (SPEC §14.9). Each file without errors prints
+// "FILE: ok" on stdout.
 // The exit code is 3 when there is any error, 2 when a file cannot be read,
 // the configuration is invalid or a --set option is malformed.
 func (a *app) check(files, setOpts, dirs []string) int {
@@ -32,6 +34,9 @@ func (a *app) check(files, setOpts, dirs []string) int {
 	ws, code := a.loadWorkspace(dirs, diagCheck)
 	if code == exitUsage {
 		return code
+	}
+	for _, w := range ws.BudgetWarnings() {
+		fmt.Fprintln(a.stderr, w)
 	}
 	for _, d := range ws.HiddenTemplates() {
 		io.WriteString(a.stderr, d.DisplaySeverity())

@@ -32,16 +32,24 @@ type cli struct {
 
 // evalFlags are the flags shared by run, eval, task and repl.
 type evalFlags struct {
-	Set        []string      `name:"set" sep:"none" placeholder:"KEY=VALUE" help:"Bind the global variable KEY (for task: the input KEY); VALUE is read as JSON when it is valid JSON, else taken as a string. Repeatable."`
-	JSON       bool          `name:"json" help:"Print the value as JSON indented by two spaces."`
-	Timeout    time.Duration `name:"timeout" placeholder:"D" help:"End the run with an error after the duration D (Go syntax: 90s, 5m); default [limits] timeout."`
-	Templates  []string      `name:"templates" sep:"none" placeholder:"DIR" help:"Load templates from DIR after the global and local ones (scope dir). Repeatable."`
-	Provider   string        `name:"provider" placeholder:"P" help:"Use the provider P (openai, echo, replay or a configured name) for every call."`
-	Model      string        `name:"model" placeholder:"M" help:"Use the model M for every call."`
-	RunFiles   []string      `name:"files" sep:"none" placeholder:"F" help:"Add the file F to the ambient context of the whole run. Repeatable."`
-	DryRun     bool          `name:"dry-run" help:"Use the echo provider, never run the shell tool, and write every prompt to .evalrun/dry-run/RUN-ID/."`
-	Record     string        `name:"record" placeholder:"FILE" help:"Append every model answer to the cassette FILE (JSON Lines) for the replay provider; with --dry-run the echo answers are recorded."`
-	agentFlags `embed:""`
+	Set         []string      `name:"set" sep:"none" placeholder:"KEY=VALUE" help:"Bind the global variable KEY (for task: the input KEY); VALUE is read as JSON when it is valid JSON, else taken as a string. Repeatable."`
+	JSON        bool          `name:"json" help:"Print the value as JSON indented by two spaces."`
+	Timeout     time.Duration `name:"timeout" placeholder:"D" help:"End the run with an error after the duration D (Go syntax: 90s, 5m); default [limits] timeout."`
+	Templates   []string      `name:"templates" sep:"none" placeholder:"DIR" help:"Load templates from DIR after the global and local ones (scope dir). Repeatable."`
+	Provider    string        `name:"provider" placeholder:"P" help:"Use the provider P (openai, echo, replay or a configured name) for every call."`
+	Model       string        `name:"model" placeholder:"M" help:"Use the model M for every call."`
+	RunFiles    []string      `name:"files" sep:"none" placeholder:"F" help:"Add the file F to the ambient context of the whole run. Repeatable."`
+	DryRun      bool          `name:"dry-run" help:"Use the echo provider, never run the shell tool, and write every prompt to .evalrun/dry-run/RUN-ID/."`
+	Record      string        `name:"record" placeholder:"FILE" help:"Append every model answer to the cassette FILE (JSON Lines) for the replay provider; with --dry-run the echo answers are recorded."`
+	budgetFlags `embed:""`
+	agentFlags  `embed:""`
+}
+
+// budgetFlags are the run's budgets (SPEC §14.9), for run, eval, task,
+// repl and plan run.
+type budgetFlags struct {
+	MaxCost   float64 `name:"max-cost" placeholder:"USD" help:"Start no model or agent call once the run (resumed runs included) has cost USD US dollars; the calls running finish and evalrun exits 1. Default [limits] max_cost_usd."`
+	MaxTokens int64   `name:"max-tokens" placeholder:"N" help:"Start no model or agent call once the run (resumed runs included) has used N input + output tokens; the calls running finish and evalrun exits 1. Default [limits] max_tokens."`
 }
 
 // progressFlag is --progress of run, eval, task and plan run (SPEC

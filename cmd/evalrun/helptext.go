@@ -20,7 +20,14 @@ func (runCmd) Help() string {
 	return `Examples:
   evalrun run review.sexp --set focus=security --json
   evalrun run defs.sexp main.sexp         defatoms first, then the workflow
-  evalrun run --resume last               run the last run again, replaying its completed calls`
+  evalrun run --resume last               run the last run again, replaying its completed calls (and keeping its budgets)
+  evalrun run files.sexp --max-cost 2     start no call once the run has cost $2 (exit 1)
+Stderr ends with the usage line, its cost last:
+  usage: 3 model calls (1 replayed), 1234 input + 567 output tokens, 5 turns, $0.0123
+  usage: 3 model calls, 1234 input + 567 output tokens, 5 turns, $0.0123, cost unknown for 2 calls
+  usage: 3 model calls, 1234 input + 567 output tokens, 5 turns, cost unknown for 3 calls
+A free run (echo, replay) shows no cost. A spent budget ends with
+"evalrun: budget spent: $2.01 of $2.00" and exit 1.`
 }
 
 // Help is the detail of `evalrun eval --help`.

@@ -38,6 +38,7 @@ type planRunCmd struct {
 	Resume       resumeFlag `name:"resume" placeholder:"RUN" help:"Continue a run of the journal (--resume for the last, --resume=RUN for an id or prefix): completed tasks are not run again, completed calls are replayed, active tasks start again."`
 	Provider     string     `name:"provider" placeholder:"P" help:"Use the provider P for every task (no agents)."`
 	progressFlag `embed:""`
+	budgetFlags  `embed:""`
 }
 
 type planStatusCmd struct {
@@ -198,7 +199,7 @@ func (c *planRunCmd) Run(a *app) error {
 		a.errorf("--resume cannot be used with --dry-run: dry runs are not journaled")
 		return exit(exitUsage)
 	}
-	e, code := a.open(evalFlags{Provider: c.Provider, DryRun: c.DryRun}, "", jn, nil, resumed)
+	e, code := a.open(evalFlags{Provider: c.Provider, DryRun: c.DryRun, budgetFlags: c.budgetFlags}, "", jn, nil, resumed)
 	if code != exitOK {
 		return exit(code)
 	}
@@ -215,12 +216,24 @@ func (c *planRunCmd) Run(a *app) error {
 		a.finish(e, true)
 		return exit(exitInterrupted)
 	}
+	// A spent budget (SPEC §14.9) refused the plan's later calls: the
+	// run ends with its message and exit 1, after the plan's own error.
+	budgetErr := e.BudgetError()
+	if err == nil {
+		err = budgetErr
+	}
 	e.Finish(nil, err)
 	a.finish(e, true)
 	if err == nil {
 		return nil
 	}
 	a.errorf("%v", err)
+	if budgetErr != nil {
+		if err != budgetErr {
+			a.errorf("%v", budgetErr)
+		}
+		return exit(exitEval)
+	}
 	var me *engine.PlanManualError
 	var ue *engine.PlanUsageError
 	var fe *engine.PlanFailedError

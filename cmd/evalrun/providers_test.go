@@ -30,9 +30,10 @@ func TestImplicitOpenAI(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return env[k] }}
 	code := a.main([]string{"eval", `(defatom hi (instructions "Hi")) (define r (hi)) (list (get-field r "content") (get (get-field r "notes") "provider"))`})
-	// The usage line reports the server's token counts (SPEC §17.3).
+	// The usage line reports the server's token counts (SPEC §17.3); the
+	// server reports no cost and openai has no prices (SPEC §14.9).
 	if code != exitOK || stdout.String() != "(\"from the server\" \"openai\")\n" ||
-		stderr.String() != "usage: 1 model call, 5 input + 3 output tokens, 1 turn\n" {
+		stderr.String() != "usage: 1 model call, 5 input + 3 output tokens, 1 turn, cost unknown for 1 call\n" {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
 	}
 	if calls.Load() != 1 {

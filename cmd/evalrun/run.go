@@ -195,11 +195,22 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn 
 		e.Finish(nil, errCancelled)
 		return exitInterrupted
 	}
-	e.Finish(v, err)
+	budgetErr := e.BudgetError()
+	if err == nil && budgetErr != nil {
+		e.Finish(v, budgetErr)
+	} else {
+		e.Finish(v, err)
+	}
 	if err != nil {
 		return a.reportError(err)
 	}
 	if !a.printValue(v, flags.JSON) {
+		return exitEval
+	}
+	if budgetErr != nil {
+		// The run stopped starting calls (SPEC §14.9): its value is
+		// printed, the message ends stderr's errors, exit 1.
+		a.errorf("%v", budgetErr)
 		return exitEval
 	}
 	if msg, failed := failedResult(v); failed {

@@ -72,5 +72,9 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 		a.errorf("task '%s' failed: %s", name, msg)
 		return exitEval
 	}
+	if err := e.BudgetError(); err != nil {
+		a.errorf("%v", err)
+		return exitEval
+	}
 	return exitOK
 }
