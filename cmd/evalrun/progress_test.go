@@ -227,7 +227,7 @@ var (
 	groupLine   = regexp.MustCompile(`(?m)^    parallel-map ([1-7])/8  \d+s$`)
 	runningLine = regexp.MustCompile(`(?m)^      ▸ task summarize  fake:m1  \ds$`)
 	waitingLine = regexp.MustCompile(`(?m)^      … [1-5] waiting$`)
-	headerLine  = regexp.MustCompile(`(?m)^[1-7] done · 3 running · [0-4] waiting · [0-9,]+ tokens · \d+s\n  ▸ step summaries  \ds\n    parallel-map`)
+	headerLine  = regexp.MustCompile(`(?m)^[1-7] done · 3 running · [0-4] waiting · [0-9,]+ tokens · cost unknown for [1-7] · \d+s\n  ▸ step summaries  \ds\n    parallel-map`)
 	colour      = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 	agentLine   = regexp.MustCompile(`(?m)^  ▸ agent review  agent:slow  \ds  │ Editing internal/http/retry\.go$`)
 )
@@ -282,7 +282,7 @@ func TestProgressPty(t *testing.T) {
 		t.Errorf("stderr on a pipe holds escape sequences: %q", stderr.String())
 	}
 	want := strings.TrimRight(stderr.String(), "\n")
-	if !regexp.MustCompile(`\nlog: agent next\n.*\nusage: 9 model calls, \d+ input \+ \d+ output tokens, 9 turns$`).MatchString(want) {
+	if !regexp.MustCompile(`\nlog: agent next\n.*\nusage: 9 model calls, \d+ input \+ \d+ output tokens, 9 turns, cost unknown for 9 calls$`).MatchString(want) {
 		t.Errorf("pipe stderr lacks the log or usage lines:\n%s", want)
 	}
 	if final != want {
@@ -404,7 +404,7 @@ func TestProgressInterrupt(t *testing.T) {
 	}
 	// The agent ends within milliseconds of SIGTERM, so the frame is
 	// looked for in what was written, not polled on the screen.
-	cancelling := regexp.MustCompile(`\x1b\[Jcancelling 1 running and 0 waiting calls · 120 tokens · \ds\r\n  ▸ agent review  agent:slow  \ds  │ thinking\r\x1b\[1A\x1b\[Jevalrun: interrupted\r\n`)
+	cancelling := regexp.MustCompile(`\x1b\[Jcancelling 1 running and 0 waiting calls · 120 tokens · cost unknown for 8 · \ds\r\n  ▸ agent review  agent:slow  \ds  │ thinking\r\x1b\[1A\x1b\[Jevalrun: interrupted\r\n`)
 	if !cancelling.MatchString(r.output()) {
 		t.Errorf("no frame showed the call being cancelled before the run ended: %q", r.output())
 	}
