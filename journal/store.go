@@ -228,6 +228,16 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 	if err := addPromptColumns(ctx, tx); err != nil {
 		return err
 	}
+	// Version 2 added the cost of a call (SPEC §14.9) and a run's budgets;
+	// the calls of older runs have none (NULL, unknown). The columns are
+	// added wherever they are missing, whatever version the file says.
+	if err := addMissingColumns(ctx, tx, []columnDef{
+		{"calls", "cost_usd", "REAL"},
+		{"runs", "max_cost_usd", "REAL NOT NULL DEFAULT 0"},
+		{"runs", "max_tokens", "INTEGER NOT NULL DEFAULT 0"},
+	}); err != nil {
+		return fmt.Errorf("migrating the journal to schema version 2: %w", err)
+	}
 	var version int
 	err = tx.QueryRowContext(ctx, "SELECT version FROM schema_version").Scan(&version)
 	switch {
@@ -238,17 +248,6 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 	case err != nil:
 		return err
 	case version == 1:
-		// Version 2 added the cost of a call (SPEC §14.9); the calls of
-		// older runs have none (NULL, unknown).
-		for _, q := range []string{
-			"ALTER TABLE calls ADD COLUMN cost_usd REAL",
-			"ALTER TABLE runs ADD COLUMN max_cost_usd REAL NOT NULL DEFAULT 0",
-			"ALTER TABLE runs ADD COLUMN max_tokens INTEGER NOT NULL DEFAULT 0",
-		} {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("migrating the journal to schema version 2: %w", err)
-			}
-		}
 		if _, err := tx.ExecContext(ctx, "UPDATE schema_version SET version = ?", SchemaVersion); err != nil {
 			return err
 		}
@@ -256,6 +255,33 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("schema version %d, this evalrun reads version %d", version, SchemaVersion)
 	}
 	return tx.Commit()
+}
+
+// columnDef is a column a journal written by an older evalrun may lack.
+type columnDef struct {
+	table, name, decl string
+}
+
+// addMissingColumns adds each column its table lacks.
+func addMissingColumns(ctx context.Context, tx *sql.Tx, cols []columnDef) error {
+	have := map[string]map[string]bool{}
+	for _, c := range cols {
+		if have[c.table] == nil {
+			names, err := tableColumns(ctx, tx, c.table)
+			if err != nil {
+				return err
+			}
+			have[c.table] = names
+		}
+		if have[c.table][c.name] {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "ALTER TABLE "+c.table+" ADD COLUMN "+c.name+" "+c.decl); err != nil {
+			return err
+		}
+		have[c.table][c.name] = true
+	}
+	return nil
 }
 
 // Path returns the path Open was given.
