@@ -69,10 +69,6 @@ type Options struct {
 	// project's journal .evalrun/journal.db (SPEC §16); Finish records its
 	// outcome.
 	Journal *JournalInfo
-	// PlanAgents runs the agents of §22 for plans run by the plan-run
-	// tool of workflows (SPEC §23.6); nil fails agent calls with
-	// configuration_error.
-	PlanAgents AgentRunner
 	// Resume, when set, makes the journaled run resume that run (--resume,
 	// SPEC §16.4; FindResume finds it): the completed task calls and
 	// workflow-level tool calls of it and of the runs it resumed from are
@@ -432,6 +428,12 @@ func (e *Engine) Eval(ctx context.Context, name, text string) (value.Value, erro
 // holding an *InputError. A task that fails returns a FAILED TaskResult
 // and no error.
 func (e *Engine) Task(ctx context.Context, name string, inputs []Input) (*value.TaskResult, error) {
+	return e.task(ctx, name, inputs, nil)
+}
+
+// task is Task; adjust, when set, changes the request before it runs
+// (a plan's choice of executor).
+func (e *Engine) task(ctx context.Context, name string, inputs []Input, adjust func(*tasksystem.Request)) (*value.TaskResult, error) {
 	t, ok := e.reg.Lookup(name)
 	if !ok {
 		return nil, &Error{Kind: KindUsage, Err: &UnknownTemplateError{Name: name, Suggestions: Suggest(e.reg, name)}}
@@ -453,6 +455,9 @@ func (e *Engine) Task(ctx context.Context, name string, inputs []Input) (*value.
 		if err != nil {
 			return nil, &Error{Kind: KindUsage, Err: &InputError{Name: in.Name, Err: err}}
 		}
+	}
+	if adjust != nil {
+		adjust(&call)
 	}
 	e.prov.reached(t)
 	ctx, cancel := withTimeout(e.traced(ctx), e.limits.Timeout)
