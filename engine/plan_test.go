@@ -559,3 +559,49 @@ func TestPlanRoleTemplateShadowed(t *testing.T) {
 		t.Errorf("answer %q", got)
 	}
 }
+
+// TestPlanCheckKnowsConfiguredAgents: a pre_analysis step NAME(…) of an
+// agent of the configuration is a command; before [agents.mine] exists it
+// is an error listing the agents known.
+func TestPlanCheckKnowsConfiguredAgents(t *testing.T) {
+	root := copyExample(t)
+	task := filepath.Join(root, ".workflow/active/WFS-jwt-auth/.task/IMPL-003.2.json")
+	data, err := os.ReadFile(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(data), `"bash(ls tests/auth)"`, `"mine(list the tests)"`, 1)
+	if changed == string(data) {
+		t.Fatal("the example task changed: no bash(ls tests/auth)")
+	}
+	if err := os.WriteFile(task, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load := func() string {
+		ws, err := engine.LoadWorkspace(engine.Options{WorkDir: root, Getenv: func(k string) string {
+			if k == "HOME" {
+				return root
+			}
+			return os.Getenv(k)
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, diags, err := ws.LoadPlan(filepath.Join(root, ".workflow/active/WFS-jwt-auth"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return diags.String()
+	}
+	if got := load(); !strings.Contains(got, "error: command \"mine(list the tests)\" is not bash(…) or an agent NAME(…) (agents: aider claude codex gemini qwen)") {
+		t.Errorf("without [agents.mine]:\n%s", got)
+	}
+	cfg := filepath.Join(root, ".evalrun", "config.toml")
+	old, _ := os.ReadFile(cfg)
+	if err := os.WriteFile(cfg, append(old, "\n[agents.mine]\ncommand = \"mine-agent {prompt}\"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := load(); strings.Contains(got, "error:") {
+		t.Errorf("with [agents.mine]:\n%s", got)
+	}
+}
