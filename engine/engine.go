@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -145,9 +146,7 @@ func Open(opts Options) (*Engine, error) {
 		if opts.Journal == nil {
 			return nil, errorf(KindUsage, "resuming run %s needs Options.Journal", opts.Resume.ID)
 		}
-		if opts.Inputs == nil {
-			opts.Inputs = opts.Resume.Inputs
-		}
+		opts.Resume.apply(&opts)
 	}
 	out := opts.Stderr
 	if out == nil {
@@ -253,7 +252,11 @@ func Open(opts Options) (*Engine, error) {
 	if opts.Journal != nil && !opts.DryRun {
 		info := *opts.Journal
 		if info.Args == nil {
-			info.Args = inputsDict(opts.Inputs)
+			files := info.Files
+			if files == nil && info.WorkflowPath != "<eval>" && !strings.HasPrefix(info.WorkflowPath, "task ") {
+				files = []string{info.WorkflowPath}
+			}
+			info.Args = runArgs(&opts, files)
 		}
 		resumed := ""
 		if opts.Resume != nil {

@@ -84,9 +84,12 @@ func (e *Engine) RunPlan(ctx context.Context, p *plan.Plan, r PlanRun) (*plan.Ou
 	if r.Stdout != nil {
 		ro.Stdout = r.Stdout
 	}
-	if e.opts.Provider != "" && r.Agent == "" || e.opts.Agent == "none" {
-		// --provider (or --agent none of the run) names the executor of
-		// every task: no agent.
+	if ro.Agent == "" {
+		// --agent of the run's options (a resumed run's, SPEC §16.4).
+		ro.Agent = e.opts.Agent
+	}
+	if e.opts.Provider != "" && ro.Agent == "" {
+		// --provider names the executor of every task: no agent.
 		ro.Agent = "none"
 	}
 	// evalrun plan run starts the trace; the plan-run tool of a workflow
