@@ -41,6 +41,8 @@ type evalFlags struct {
 	DryRun     bool          `name:"dry-run" help:"Use the echo provider, never run the shell tool, and write every prompt to .evalrun/dry-run/RUN-ID/."`
 	Record     string        `name:"record" placeholder:"FILE" help:"Append every model answer to the cassette FILE (JSON Lines) for the replay provider; with --dry-run the echo answers are recorded."`
 	agentFlags `embed:""`
+	// listContexts prints the contexts: list (run, task and plan run).
+	listContexts bool `kong:"-"`
 }
 
 // runCmd is "evalrun run FILE...".
@@ -93,7 +95,7 @@ type templatesCmd struct {
 }
 
 type templatesListCmd struct {
-	JSON bool `name:"json" help:"Print a JSON array."`
+	JSON bool `name:"json" help:"Print a JSON array: the templates, then the asset library (scope asset)."`
 }
 
 type templatesShowCmd struct {

@@ -190,7 +190,7 @@ func (c *planRunCmd) Run(a *app) error {
 		return exit(exitUsage)
 	}
 	// --agent is the run's, so that --resume uses it again.
-	e, code := a.open(evalFlags{Provider: c.Provider, DryRun: c.DryRun, agentFlags: agentFlags{Agent: c.Agent}}, "", jn, nil, resumed)
+	e, code := a.open(evalFlags{Provider: c.Provider, DryRun: c.DryRun, agentFlags: agentFlags{Agent: c.Agent}, listContexts: true}, "", jn, nil, resumed)
 	if code != exitOK {
 		return exit(code)
 	}

@@ -120,6 +120,7 @@ func (a *app) runFiles(files []string, flags evalFlags, resume string) int {
 	}
 	jn := journalInfo(strings.Join(files, " "), text)
 	jn.Files = files
+	flags.listContexts = true
 	return a.evaluate(srcs, sets, flags, jn, resumed)
 }
 

@@ -58,7 +58,7 @@ func (a *app) open(flags evalFlags, instructions string, jn *engine.JournalInfo,
 		Stdin:        a.stdin,
 		Stderr:       a.stderr,
 		Getenv:       a.getenv,
-		AgentOptions: flags.agentOptions(),
+		AgentOptions: flags.agentOptions(flags.listContexts),
 	})
 	if err != nil {
 		return nil, a.openFailed(err)

@@ -22,6 +22,7 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
+	flags.listContexts = true
 	e, code := a.open(flags, instructions, journalInfo("task "+name, name), sets, nil)
 	if code != exitOK {
 		return code
