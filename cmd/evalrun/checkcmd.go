@@ -16,7 +16,9 @@ import (
 // "warning:") with the source line and a caret: template validation
 // problems, templates hidden by a special form, primitive or tool, and the
 // problems of the program, calls of templates with unknown or missing
-// inputs included. Each file without errors prints "FILE: ok" on stdout.
+// inputs included. Each file without errors prints "FILE: ok" on stdout,
+// unless a template (or an agent of a template) has errors: then no file
+// is ok.
 // The exit code is 3 when there is any error, 2 when a file cannot be read,
 // the configuration is invalid or a --set option is malformed.
 func (a *app) check(files, setOpts, dirs []string) int {
@@ -42,6 +44,9 @@ func (a *app) check(files, setOpts, dirs []string) int {
 			code = exitSyntax
 		}
 	}
+	// With template (or agent) errors the check fails as a whole: no file
+	// is "ok" when the command exits 3.
+	templateErrors := code == exitSyntax
 	tasks := evaluator.NewTaskSystem(ws.Registry(), nil)
 	tasks.Tools = ws.Tools()
 
@@ -72,6 +77,9 @@ func (a *app) check(files, setOpts, dirs []string) int {
 	for _, src := range srcs {
 		if syntax[src] || errs[src] > 0 {
 			code = exitSyntax
+			continue
+		}
+		if templateErrors {
 			continue
 		}
 		fmt.Fprintf(a.stdout, "%s: ok\n", src.Name)
