@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/handler/tools"
 	"github.com/evalrun/evalrun/plan"
 	"github.com/evalrun/evalrun/tasksystem"
@@ -88,14 +89,23 @@ func (e *Engine) RunPlan(ctx context.Context, p *plan.Plan, r PlanRun) (*plan.Ou
 		// --agent of the run's options (a resumed run's, SPEC §16.4).
 		ro.Agent = e.opts.Agent
 	}
-	if e.opts.Provider != "" && ro.Agent == "" {
-		// --provider names the executor of every task: no agent.
+	if e.opts.Provider != "" && ro.Agent == "" && !e.replaying() {
+		// --provider names the executor of every task: no agent. A
+		// replay provider is the exception: it answers the agent calls
+		// from the cassette (SPEC §22.3), so the agents stay chosen.
 		ro.Agent = "none"
 	}
 	// evalrun plan run starts the trace; the plan-run tool of a workflow
 	// is traced already, under its tool call.
 	ctx = e.traced(ctx)
 	return plan.Run(ctx, p, &planExecutor{e: e, forceProvider: ro.Agent == "none"}, ro)
+}
+
+// replaying reports whether the run's --provider is a replay provider,
+// which answers agent calls from its cassette.
+func (e *Engine) replaying() bool {
+	pc, ok := e.ws.Config.Provider(e.opts.Provider)
+	return ok && pc.EffectiveType(e.opts.Provider) == config.TypeReplay
 }
 
 // planExecutor implements plan.Executor with the engine's task path.

@@ -605,3 +605,31 @@ func TestPlanCheckKnowsConfiguredAgents(t *testing.T) {
 		t.Errorf("with [agents.mine]:\n%s", got)
 	}
 }
+
+// TestPlanRecordAndReplay: --record keeps the answers of a plan's agents
+// in the cassette, and a replay provider answers them again without the
+// agents (which are not on PATH the second time).
+func TestPlanRecordAndReplay(t *testing.T) {
+	path := os.Getenv("PATH")
+	cassette := filepath.Join(t.TempDir(), "plan.jsonl")
+	calls := fakeAgentBin(t)
+	first := copyExample(t)
+	out, err := runPlan(t, first, engine.Options{Record: cassette}, engine.PlanRun{Tasks: []string{"IMPL-001"}})
+	if err != nil || out.Answers["IMPL-001"] != "gemini did it" {
+		t.Fatalf("recorded run: %v %v", out, err)
+	}
+	t.Setenv("PATH", path)
+	t.Setenv("EVALRUN_CASSETTE", cassette)
+	second := copyExample(t)
+	var stderr bytes.Buffer
+	out, err = runPlan(t, second, engine.Options{Provider: "replay", Stderr: &stderr}, engine.PlanRun{Tasks: []string{"IMPL-001"}})
+	if err != nil {
+		t.Fatalf("replayed run: %v\n%s", err, stderr.String())
+	}
+	if got := out.Answers["IMPL-001"]; got != "gemini did it" {
+		t.Errorf("replayed answer %q", got)
+	}
+	if log, _ := os.ReadFile(filepath.Join(calls, "log")); string(log) != "gemini: # IMPL-001: Design the token model\n" {
+		t.Errorf("agent calls:\n%s", log)
+	}
+}
