@@ -56,8 +56,10 @@ func copyExample(t *testing.T) string {
 // argument ended by NUL), stdin, the file of $GEMINI_SYSTEM_MD and its
 // working directory to the files argv, stdin, role and dir of a
 // directory $FAKE_AGENT_DIR/call-NAME-*. A prompt holding $FAKE_AGENT_BLOCK writes
-// the program's pid to $FAKE_AGENT_DIR/blocking and sleeps. It answers in
-// the output format of its agent.
+// the program's pid to $FAKE_AGENT_DIR/blocking and sleeps. The agent
+// named by $FAKE_AGENT_SLOW takes a second, and appends its name to
+// $FAKE_AGENT_DIR/overlap when another process of it runs meanwhile.
+// It answers in the output format of its agent.
 const fakeAgentScript = `#!/bin/sh
 name=%s
 dir=$FAKE_AGENT_DIR
@@ -86,6 +88,14 @@ if [ -n "$FAKE_AGENT_BLOCK" ]; then
 		echo $$ > "$dir/blocking.tmp" && mv "$dir/blocking.tmp" "$dir/blocking"
 		exec sleep 60;;
 	esac
+fi
+if [ "$FAKE_AGENT_SLOW" = "$name" ]; then
+	if mkdir "$dir/busy-$name" 2>/dev/null; then
+		sleep 1
+		rmdir "$dir/busy-$name"
+	else
+		echo "$name" >> "$dir/overlap"
+	fi
 fi
 printf '%%s: %%s\n' "$name" "$head" >> "$dir/log"
 case $name in
@@ -631,5 +641,31 @@ func TestPlanRecordAndReplay(t *testing.T) {
 	}
 	if log, _ := os.ReadFile(filepath.Join(calls, "log")); string(log) != "gemini: # IMPL-001: Design the token model\n" {
 		t.Errorf("agent calls:\n%s", log)
+	}
+}
+
+// TestPlanAgentMaxParallel: the tasks of a plan run side by side
+// (--parallel 3) share the agents' max_parallel slots: with
+// max_parallel = 1 two claude processes never overlap; with 2 they do.
+func TestPlanAgentMaxParallel(t *testing.T) {
+	t.Setenv("FAKE_AGENT_SLOW", "claude")
+	for _, tc := range []struct {
+		max     int
+		overlap string
+	}{{1, ""}, {2, "claude\n"}} {
+		root := copyExample(t)
+		calls := fakeAgentBin(t)
+		cfg, _ := os.ReadFile(filepath.Join(root, ".evalrun", "config.toml"))
+		cfg = fmt.Appendf(cfg, "max_parallel = %d\n", tc.max) // the last table is [agents.claude]
+		if err := os.WriteFile(filepath.Join(root, ".evalrun", "config.toml"), cfg, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := runPlan(t, root, engine.Options{}, engine.PlanRun{Parallel: 3, Tasks: []string{"IMPL-002.1", "IMPL-003.1", "IMPL-001"}}); err != nil {
+			t.Fatal(err)
+		}
+		overlap, _ := os.ReadFile(filepath.Join(calls, "overlap"))
+		if string(overlap) != tc.overlap {
+			t.Errorf("max_parallel %d: overlapping agents %q, want %q", tc.max, overlap, tc.overlap)
+		}
 	}
 }
