@@ -669,3 +669,30 @@ func TestPlanAgentMaxParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanAgentTimeout: an agent's timeout ends its process group and
+// blocks the task with execution_timeout.
+func TestPlanAgentTimeout(t *testing.T) {
+	root := copyExample(t)
+	cfg := "[plan.agents]\n\"@action-planning-agent\" = \"slow\"\n[agents.slow]\ncommand = \"./slow.sh {prompt}\"\ntimeout = \"300ms\"\n"
+	if err := os.WriteFile(filepath.Join(root, ".evalrun", "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "slow.sh"), []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	start := time.Now()
+	_, err := runPlan(t, root, engine.Options{Stderr: &stderr}, engine.PlanRun{Tasks: []string{"IMPL-001"}})
+	var fe *plan.FailedError
+	if !errors.As(err, &fe) || time.Since(start) > 10*time.Second {
+		t.Fatalf("err = %v after %s", err, time.Since(start))
+	}
+	if !strings.Contains(stderr.String(), "plan: IMPL-001 failed: execution_timeout: agent 'slow' timed out after 300ms") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	data, _ := os.ReadFile(filepath.Join(root, ".workflow/active/WFS-jwt-auth/.task/IMPL-001.json"))
+	if !strings.Contains(string(data), `"status": "blocked"`) {
+		t.Errorf("IMPL-001 after the timeout:\n%s", data)
+	}
+}
