@@ -23,8 +23,13 @@ type Call struct {
 	Instructions string
 	// Task is {task}, the template name.
 	Task string
-	// Root is the project root, {root} and the process's directory.
+	// Root is the project root, {root} and, unless Dir is set, the
+	// process's directory.
 	Root string
+	// Dir, when set, is the process's directory instead of Root (a plan's
+	// `ccw cli --cd DIR`); a relative program word is still resolved
+	// against Root.
+	Dir string
 	// ReadOnly appends the definition's ReadOnlyArgs.
 	ReadOnly bool
 	// Lines, when set, receives each non-empty line the process prints on

@@ -181,7 +181,11 @@ func (r *Runner) Run(ctx context.Context, d Definition, c Call) (*Result, error)
 	display, _ := d.Display(c)
 	tctx, cancel := context.WithTimeoutCause(ctx, d.timeout(), errTimeout)
 	defer cancel()
-	out, err := r.start(tctx, d, path, inv, c.Root, c.Lines)
+	dir := c.Root
+	if c.Dir != "" {
+		dir = c.Dir
+	}
+	out, err := r.start(tctx, d, path, inv, dir, c.Lines)
 	res := &Result{Argv: display, ExitCode: out.exit, Stderr: out.stderr, Duration: out.duration}
 	tail := lastLine(out.stderr)
 	switch {

@@ -38,6 +38,10 @@ type AgentOptions struct {
 	// ReadOnly appends each agent's read_only_args to its command (for
 	// analysis runs, SPEC §23.7).
 	ReadOnly bool
+	// ListContexts prints the list of the run's contexts once on Stderr
+	// (SPEC §22.5: run, task and plan run do; repl, eval and context do
+	// not).
+	ListContexts bool
 }
 
 // KillAgents kills the process group of every agent running in this
@@ -180,7 +184,7 @@ func selectedContexts(cfg *config.Config, want []string) ([]config.ContextDef, e
 }
 
 // contextsText renders the run's contexts, joined by blank lines, and
-// prints their list once on stderr (SPEC §22.5). A context whose file is
+// with ListContexts prints their list once on stderr (SPEC §22.5). A context whose file is
 // missing is skipped; a failing command is a configuration error.
 func (e *Engine) contextsText(ctx context.Context, cfg *config.Config) (string, error) {
 	ctxs, err := selectedContexts(cfg, e.opts.Contexts)
@@ -216,7 +220,9 @@ func (e *Engine) contextsText(ctx context.Context, cfg *config.Config) (string, 
 			parts = append(parts, text)
 		}
 	}
-	io.WriteString(e.stderr, list.String())
+	if e.opts.ListContexts {
+		io.WriteString(e.stderr, list.String())
+	}
 	return strings.Join(parts, "\n\n"), nil
 }
 

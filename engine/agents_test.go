@@ -101,7 +101,7 @@ func agentProject(t *testing.T) string {
 func TestAgentWorkflow(t *testing.T) {
 	dir := agentProject(t)
 	var stderr bytes.Buffer
-	e := open(t, engine.Options{WorkDir: dir, Stderr: &stderr, Getenv: env(t)})
+	e := open(t, engine.Options{WorkDir: dir, Stderr: &stderr, Getenv: env(t), AgentOptions: engine.AgentOptions{ListContexts: true}})
 	v, err := e.Eval(context.Background(), "<test>", `(list (review (focus "errors")) (summary))`)
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestAgentOptionsAndContexts(t *testing.T) {
 	dir := agentProject(t)
 	var stderr bytes.Buffer
 	e := open(t, engine.Options{WorkDir: dir, Stderr: &stderr, Getenv: env(t),
-		AgentOptions: engine.AgentOptions{Agent: "fakecodex", Contexts: []string{"writing"}}})
+		AgentOptions: engine.AgentOptions{Agent: "fakecodex", Contexts: []string{"writing"}, ListContexts: true}})
 	v, err := e.Eval(context.Background(), "<test>", `(review (focus "x"))`)
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +163,12 @@ func TestAgentOptionsAndContexts(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "contexts:\n  ✓ env       ENV.md\n  ✗ missing   NOPE.md (not found)\n  ✓ style     prompt\n") {
 		t.Errorf("stderr %s", stderr.String())
+	}
+	// Without ListContexts (repl, eval, context) the list is not printed.
+	var quiet bytes.Buffer
+	open(t, engine.Options{WorkDir: dir, Stderr: &quiet, Getenv: env(t), AgentOptions: engine.AgentOptions{Contexts: []string{"writing"}}})
+	if strings.Contains(quiet.String(), "contexts:") {
+		t.Errorf("the contexts were listed without ListContexts:\n%s", quiet.String())
 	}
 	for _, tc := range []struct {
 		opts engine.AgentOptions

@@ -77,19 +77,6 @@ func InputsOf(m map[string]any) ([]Input, error) {
 	return out, nil
 }
 
-// inputsDict is the inputs as a dict (the journal's arguments of a run),
-// nil for none.
-func inputsDict(in []Input) value.Value {
-	if len(in) == 0 {
-		return nil
-	}
-	d := value.NewDict(len(in))
-	for _, x := range in {
-		d.Set(x.Name, x.Value)
-	}
-	return d
-}
-
 // Usage is a run's model use (SPEC §17.3): the task calls that asked a
 // model (the memory's associative-matching calls and failed calls
 // included) and those replayed from the journal, their tokens and turns.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -71,10 +72,6 @@ type Options struct {
 	// project's journal .evalrun/journal.db (SPEC §16); Finish records its
 	// outcome.
 	Journal *JournalInfo
-	// PlanAgents runs the agents of §22 for plans run by the plan-run
-	// tool of workflows (SPEC §23.6); nil fails agent calls with
-	// configuration_error.
-	PlanAgents AgentRunner
 	// Resume, when set, makes the journaled run resume that run (--resume,
 	// SPEC §16.4; FindResume finds it): the completed task calls and
 	// workflow-level tool calls of it and of the runs it resumed from are
@@ -174,15 +171,7 @@ func Open(opts Options) (*Engine, error) {
 		if opts.Journal == nil {
 			return nil, errorf(KindUsage, "resuming run %s needs Options.Journal", opts.Resume.ID)
 		}
-		if opts.Inputs == nil {
-			opts.Inputs = opts.Resume.Inputs
-		}
-		if opts.MaxCostUSD == 0 {
-			opts.MaxCostUSD = opts.Resume.maxCostUSD
-		}
-		if opts.MaxTokens == 0 {
-			opts.MaxTokens = opts.Resume.maxTokens
-		}
+		opts.Resume.apply(&opts)
 	}
 	out := opts.Stderr
 	if out == nil {
@@ -288,7 +277,11 @@ func Open(opts Options) (*Engine, error) {
 	if opts.Journal != nil && !opts.DryRun {
 		info := *opts.Journal
 		if info.Args == nil {
-			info.Args = inputsDict(opts.Inputs)
+			files := info.Files
+			if files == nil && info.WorkflowPath != "<eval>" && !strings.HasPrefix(info.WorkflowPath, "task ") {
+				files = []string{info.WorkflowPath}
+			}
+			info.Args = runArgs(&opts, files)
 		}
 		resumed := ""
 		if opts.Resume != nil {
@@ -483,6 +476,12 @@ func (e *Engine) Eval(ctx context.Context, name, text string) (value.Value, erro
 // holding an *InputError. A task that fails returns a FAILED TaskResult
 // and no error.
 func (e *Engine) Task(ctx context.Context, name string, inputs []Input) (*value.TaskResult, error) {
+	return e.task(ctx, name, inputs, nil)
+}
+
+// task is Task; adjust, when set, changes the request before it runs
+// (a plan's choice of executor).
+func (e *Engine) task(ctx context.Context, name string, inputs []Input, adjust func(*tasksystem.Request)) (*value.TaskResult, error) {
 	t, ok := e.reg.Lookup(name)
 	if !ok {
 		return nil, &Error{Kind: KindUsage, Err: &UnknownTemplateError{Name: name, Suggestions: Suggest(e.reg, name)}}
@@ -504,6 +503,9 @@ func (e *Engine) Task(ctx context.Context, name string, inputs []Input) (*value.
 		if err != nil {
 			return nil, &Error{Kind: KindUsage, Err: &InputError{Name: in.Name, Err: err}}
 		}
+	}
+	if adjust != nil {
+		adjust(&call)
 	}
 	e.prov.reached(t)
 	ctx, cancel := withTimeout(e.traced(ctx), e.limits.Timeout)

@@ -136,6 +136,13 @@ type Resume struct {
 	// Inputs are the run's --set values, in order; Open binds them when
 	// Options.Inputs is nil.
 	Inputs []Input
+	// Provider, Model, Agent, Role and Contexts are the run's flags
+	// --provider, --model, --agent, --role and --context. Open uses them
+	// where Options gives none: Provider and Agent (and then Model) when
+	// the new run names neither a provider nor an agent, Model when it
+	// names no model either, Role and Contexts when it names none.
+	Provider, Model, Agent, Role string
+	Contexts                     []string
 
 	sha256 string
 	// maxCostUSD and maxTokens are the budgets given for the run, kept
@@ -171,15 +178,92 @@ func FindResume(opts Options, ref string) (*Resume, error) {
 		return nil, errorf(KindUsage, "--resume: %v", err)
 	}
 	r := &Resume{ID: rec.ID, Workflow: rec.WorkflowPath, sha256: rec.WorkflowSHA256, maxCostUSD: rec.MaxCostUSD, maxTokens: rec.MaxTokens}
-	if rec.WorkflowPath != "<eval>" && !strings.HasPrefix(rec.WorkflowPath, "task ") {
-		r.Files = strings.Fields(rec.WorkflowPath)
+	args, _ := rec.Args.(*value.Dict)
+	set, current := argsSet(args)
+	if !current {
+		// A run recorded before the arguments held their flags: the dict
+		// is the --set values, the workflow path the files.
+		set = args
+		if rec.WorkflowPath != "<eval>" && !strings.HasPrefix(rec.WorkflowPath, "task ") {
+			r.Files = strings.Fields(rec.WorkflowPath)
+		}
 	}
-	if args, ok := rec.Args.(*value.Dict); ok {
-		for k, v := range args.All() {
+	if set != nil {
+		for k, v := range set.All() {
 			r.Inputs = append(r.Inputs, Input{Name: k, Value: v})
 		}
 	}
+	if current {
+		r.Files = argStrings(args, "files")
+		r.Contexts = argStrings(args, "contexts")
+		for _, f := range []struct {
+			key string
+			to  *string
+		}{{"provider", &r.Provider}, {"model", &r.Model}, {"agent", &r.Agent}, {"role", &r.Role}} {
+			if v, ok := args.Get(f.key); ok {
+				*f.to = value.Text(v)
+			}
+		}
+	}
 	return r, nil
+}
+
+// argsSet returns the "set" dict of a run's arguments and whether they
+// are in the form runArgs writes.
+func argsSet(args *value.Dict) (*value.Dict, bool) {
+	if args == nil {
+		return nil, false
+	}
+	v, ok := args.Get("set")
+	if !ok {
+		return nil, false
+	}
+	set, ok := v.(*value.Dict)
+	return set, ok
+}
+
+// argStrings returns the list of strings under key, nil when absent.
+func argStrings(args *value.Dict, key string) []string {
+	v, ok := args.Get(key)
+	if !ok {
+		return nil
+	}
+	l, ok := v.(value.List)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(l))
+	for _, x := range l {
+		out = append(out, value.Text(x))
+	}
+	return out
+}
+
+// apply fills the options a resumed run does not give anew from the
+// resumed run's (SPEC §16.4: "with the original --set values and flags
+// unless new ones are given").
+func (r *Resume) apply(opts *Options) {
+	if opts.Inputs == nil {
+		opts.Inputs = r.Inputs
+	}
+	if opts.Provider == "" && opts.Agent == "" {
+		opts.Provider, opts.Agent = r.Provider, r.Agent
+		if opts.Model == "" {
+			opts.Model = r.Model
+		}
+	}
+	if opts.Role == "" {
+		opts.Role = r.Role
+	}
+	if opts.Contexts == nil {
+		opts.Contexts = r.Contexts
+	}
+	if opts.MaxCostUSD == 0 {
+		opts.MaxCostUSD = r.maxCostUSD
+	}
+	if opts.MaxTokens == 0 {
+		opts.MaxTokens = r.maxTokens
+	}
 }
 
 func timeJSON(t time.Time) value.Value {

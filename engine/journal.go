@@ -21,9 +21,48 @@ type JournalInfo struct {
 	WorkflowPath string
 	// WorkflowText is the workflow's text, whose SHA-256 is recorded.
 	WorkflowText string
+	// Files are the workflow files of a run of files, as given; they are
+	// recorded so that --resume finds them again whatever their names
+	// hold (spaces included). nil records WorkflowPath as the one file,
+	// unless it is "<eval>" or "task NAME".
+	Files []string
 	// Args holds the run's arguments as a dict, or nil; nil records
-	// Options.Inputs (the --set values).
+	// the run's arguments as --resume reads them again (runArgs): the
+	// --set values (Options.Inputs), Files and the flags --provider,
+	// --model, --agent, --role and --context.
 	Args value.Value
+}
+
+// runArgs is the arguments dict of a journaled run: "set" (the inputs
+// by name), "files", and "provider", "model", "agent", "role" and
+// "contexts" when given. FindResume reads it back.
+func runArgs(opts *Options, files []string) value.Value {
+	d := value.NewDict(4)
+	set := value.NewDict(len(opts.Inputs))
+	for _, in := range opts.Inputs {
+		set.Set(in.Name, in.Value)
+	}
+	d.Set("set", set)
+	if len(files) > 0 {
+		d.Set("files", stringsList(files))
+	}
+	for _, kv := range [][2]string{{"provider", opts.Provider}, {"model", opts.Model}, {"agent", opts.Agent}, {"role", opts.Role}} {
+		if kv[1] != "" {
+			d.Set(kv[0], value.String(kv[1]))
+		}
+	}
+	if len(opts.Contexts) > 0 {
+		d.Set("contexts", stringsList(opts.Contexts))
+	}
+	return d
+}
+
+func stringsList(ss []string) value.List {
+	l := make(value.List, len(ss))
+	for i, s := range ss {
+		l[i] = value.String(s)
+	}
+	return l
 }
 
 // runJournal is the run's journal: the store, the run, and the trace sink

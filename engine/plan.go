@@ -2,17 +2,14 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/handler/tools"
-	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/plan"
 	"github.com/evalrun/evalrun/progress"
 	"github.com/evalrun/evalrun/tasksystem"
@@ -21,18 +18,6 @@ import (
 	"github.com/evalrun/evalrun/value"
 )
 
-// AgentRunner starts the agents of SPEC §22 for plan runs: the executor of
-// a task whose meta.agent, meta.tool, --agent or default_agent names an
-// agent, and NAME(…) and `ccw cli` steps. Without one, such a call fails
-// with configuration_error naming the agent.
-type AgentRunner interface {
-	// RunAgent runs the agent name on prompt in dir; readOnly asks for its
-	// read_only_args.
-	RunAgent(ctx context.Context, name, prompt, dir string, readOnly bool) (plan.Answer, error)
-	// Agents lists the agent names it knows.
-	Agents() []string
-}
-
 // PlanRun configures Engine.RunPlan.
 type PlanRun struct {
 	// Parallel, Tasks, Agent, DryRun and Resume are the flags of
@@ -40,29 +25,23 @@ type PlanRun struct {
 	Parallel int
 	Tasks    []string
 	Agent    string
-	// DefaultAgent is default_agent of the configuration (SPEC §22.2),
-	// the executor after --agent; "" for none.
+	// DefaultAgent is the executor after --agent (SPEC §22.2); "" takes
+	// default_agent of the configuration, "none" ignores it.
 	DefaultAgent string
 	DryRun       bool
 	Resume       bool
-	// Agents runs the agents of §22; nil fails agent calls with
-	// configuration_error.
-	Agents AgentRunner
 	// Stdout receives the waves of a dry run.
 	Stdout interface{ Write([]byte) (int, error) }
 }
 
 // PlanOptions returns what reading and checking a plan needs from the
-// workspace: [plan] max_tasks, [plan.agents], the agents known and the
-// templates (for plan/NAME of a role).
-func (w *Workspace) PlanOptions(agents AgentRunner) plan.Options {
-	names := plan.BuiltinAgents
-	if agents != nil {
-		names = agents.Agents()
-	}
+// workspace: [plan] max_tasks, [plan.agents], the agents known (built in
+// and configured, so that NAME(…) of a configured agent is a command)
+// and the templates (for plan/NAME of a role).
+func (w *Workspace) PlanOptions() plan.Options {
 	return plan.Options{
 		MaxTasks: w.Config.Plan.MaxTasks,
-		Agents:   names,
+		Agents:   w.Config.AgentNames(),
 		AgentMap: w.Config.Plan.Agents,
 		HasTemplate: func(name string) bool {
 			_, ok := w.registry().Lookup(name)
@@ -75,16 +54,18 @@ func (w *Workspace) PlanOptions(agents AgentRunner) plan.Options {
 // role templates plan/ROLE are registered under every template of the
 // same name, each task is a step node of the run's journal (named by its
 // id) with its steps and calls below it, and task prompts go to the
-// agents of §22 or to the run's provider. With Options.Journal and
-// JournalInfo.ResumedFrom, completed calls of the resumed run are
-// replayed. Errors are those of plan.Run.
+// agents of §22 or to the run's provider. Every call, to an agent or a
+// provider, is a task call of the run's executor, the same as a
+// workflow's: traced, journaled, recorded with --record, answered by a
+// replay provider, written by --dry-run, and replayed on --resume
+// (Options.Resume). Errors are those of plan.Run.
 func (e *Engine) RunPlan(ctx context.Context, p *plan.Plan, r PlanRun) (*plan.Outcome, error) {
 	for _, t := range templates.PlanRoles() {
 		if _, ok := e.reg.Lookup(t.Name); !ok {
 			e.reg.Add(t)
 		}
 	}
-	opts := e.ws.PlanOptions(r.Agents)
+	opts := e.ws.PlanOptions()
 	ro := plan.RunOptions{
 		Options:      opts,
 		Parallel:     r.Parallel,
@@ -96,17 +77,29 @@ func (e *Engine) RunPlan(ctx context.Context, p *plan.Plan, r PlanRun) (*plan.Ou
 		RunID:        e.runID,
 		Stderr:       e.stderr,
 	}
+	switch ro.DefaultAgent {
+	case "":
+		ro.DefaultAgent = e.ws.Config.DefaultAgent
+	case "none":
+		ro.DefaultAgent = ""
+	}
 	if r.Stdout != nil {
 		ro.Stdout = r.Stdout
 	}
-	if e.opts.Provider != "" && r.Agent == "" {
-		// --provider names the executor of every task: no agent.
+	if ro.Agent == "" {
+		// --agent of the run's options (a resumed run's, SPEC §16.4).
+		ro.Agent = e.opts.Agent
+	}
+	if e.opts.Provider != "" && ro.Agent == "" && !e.replaying() {
+		// --provider names the executor of every task: no agent. A
+		// replay provider is the exception: it answers the agent calls
+		// from the cassette (SPEC §22.3), so the agents stay chosen.
 		ro.Agent = "none"
 	}
 	// evalrun plan run starts the trace; the plan-run tool of a workflow
 	// is traced already, under its tool call.
 	ctx = e.traced(ctx)
-	x := &planExecutor{e: e, agents: r.Agents, forceProvider: ro.Agent == "none", dry: r.DryRun, tasks: map[string]*plan.Task{}}
+	x := &planExecutor{e: e, forceProvider: ro.Agent == "none", tasks: map[string]*plan.Task{}}
 	planned := make([]progress.PlannedTask, 0, len(p.Tasks))
 	for _, t := range p.Tasks {
 		x.tasks[t.ID] = t
@@ -120,19 +113,33 @@ func (e *Engine) RunPlan(ctx context.Context, p *plan.Plan, r PlanRun) (*plan.Ou
 	return plan.Run(ctx, p, x, ro)
 }
 
+// replaying reports whether the run's --provider is a replay provider,
+// which answers agent calls from its cassette.
+func (e *Engine) replaying() bool {
+	pc, ok := e.ws.Config.Provider(e.opts.Provider)
+	return ok && pc.EffectiveType(e.opts.Provider) == config.TypeReplay
+}
+
 // planExecutor implements plan.Executor with the engine's task path.
 type planExecutor struct {
 	e             *Engine
-	agents        AgentRunner
 	forceProvider bool
-	dry           bool
 	// tasks are the plan's tasks by id, for the title and agent of their
 	// spans.
 	tasks map[string]*plan.Task
 }
 
-// RunTask runs the role template of a task with the provider, or renders
-// it and hands the prompt to the agent.
+// executor is the Request.Agent of a call the plan gave to agent ("" for
+// the provider).
+func (x *planExecutor) executor(agent string) string {
+	if agent == "" || x.forceProvider {
+		return "none"
+	}
+	return agent
+}
+
+// RunTask runs the role template of a task with the agent the plan chose
+// or with the provider.
 func (x *planExecutor) RunTask(ctx context.Context, call plan.TaskCall) (plan.Answer, error) {
 	inputs := make([]Input, 0, len(call.Inputs))
 	for _, kv := range call.Inputs {
@@ -142,77 +149,28 @@ func (x *planExecutor) RunTask(ctx context.Context, call plan.TaskCall) (plan.An
 		}
 		inputs = append(inputs, Input{Name: kv.Key, Value: v})
 	}
-	if call.Agent != "" && !x.forceProvider && !x.dry {
-		t, ok := x.e.reg.Lookup(call.Template)
-		if !ok {
-			return plan.Answer{}, fmt.Errorf("template_not_found: %s", call.Template)
-		}
-		prompt, err := renderPrompt(t, inputs)
-		if err != nil {
-			return plan.Answer{}, err
-		}
-		return x.agent(ctx, call.Agent, prompt, x.e.ws.Root, false)
-	}
-	res, err := x.e.Task(ctx, call.Template, inputs)
+	res, err := x.e.task(ctx, call.Template, inputs, func(r *tasksystem.Request) { r.Agent = x.executor(call.Agent) })
 	if err != nil {
 		return plan.Answer{}, err
 	}
 	return answerOf(res)
 }
 
-// RunAgent runs an agent step; under --agent none (or --provider) and in
-// dry runs the prompt goes to the provider through plan/agent-step.
+// RunAgent runs an agent step (NAME(…), ccw cli) as a call of the
+// template plan/agent-step, whose instructions are the prompt, with the
+// agent named, in the step's directory, read-only for --mode analysis;
+// under --agent none (or --provider) the prompt goes to the provider.
 func (x *planExecutor) RunAgent(ctx context.Context, call plan.AgentCall) (plan.Answer, error) {
-	if x.forceProvider || x.dry {
-		res, err := x.e.Task(ctx, "plan/agent-step", []Input{{Name: "prompt", Value: value.String(call.Prompt)}})
-		if err != nil {
-			return plan.Answer{}, err
+	res, err := x.e.task(ctx, "plan/agent-step", []Input{{Name: "prompt", Value: value.String(call.Prompt)}}, func(r *tasksystem.Request) {
+		r.Agent, r.ReadOnly = x.executor(call.Agent), call.ReadOnly
+		if call.Dir != "" && call.Dir != x.e.ws.Root {
+			r.Dir = call.Dir
 		}
-		return answerOf(res)
-	}
-	return x.agent(ctx, call.Agent, call.Prompt, call.Dir, call.ReadOnly)
-}
-
-func (x *planExecutor) agent(ctx context.Context, name, prompt, dir string, readOnly bool) (plan.Answer, error) {
-	if x.agents == nil {
-		return plan.Answer{}, fmt.Errorf("%s: agent '%s' is not available: this build runs no agents of §22; map the role to \"none\" in [plan.agents] or use --agent none", tasksystem.ReasonConfiguration, name)
-	}
-	// An agent call is a task node "agent:NAME" keyed by the hash of what
-	// it was asked; --resume replays a completed one instead of paying
-	// for it again (SPEC §22.3).
-	rel, err := filepath.Rel(x.e.ws.Root, dir)
+	})
 	if err != nil {
-		rel = dir
+		return plan.Answer{}, err
 	}
-	in := value.NewDict(4)
-	in.Set("agent", value.String(name))
-	in.Set("prompt", value.String(prompt))
-	in.Set("dir", value.String(filepath.ToSlash(rel)))
-	in.Set("read_only", value.Bool(readOnly))
-	sum := sha256.Sum256([]byte(journal.CanonicalJSON(in)))
-	hash := hex.EncodeToString(sum[:])
-	call := "agent:" + name
-	ctx, sp := trace.Start(ctx, trace.Task, call, in, trace.Key(hash), trace.Executor(call))
-	sp.Running()
-	if a, ok := sp.Before(); ok {
-		if a.Err != nil {
-			sp.End(trace.Result{Status: trace.Failed, Error: a.Err.Error()}, trace.Usage{})
-			return plan.Answer{}, a.Err
-		}
-		if r, isResult := a.Value.(*value.TaskResult); isResult {
-			sp.End(trace.ResultOf(r, true), a.Usage)
-			return plan.Answer{Text: r.Content, Tokens: int64(a.Usage.InputTokens + a.Usage.OutputTokens), CostUSD: a.Usage.CostUSD}, nil
-		}
-	}
-	ans, err := x.agents.RunAgent(ctx, name, prompt, dir, readOnly)
-	res := &value.TaskResult{Status: value.StatusComplete, Content: ans.Text}
-	if err != nil {
-		res = value.Failed(tasksystem.ReasonLLMError, err.Error(), nil)
-	}
-	// An agent's reported cost; one that reports none counts as unknown
-	// (plan.Answer has no flag, so a cost of 0 is taken as not reported).
-	sp.End(trace.ResultOf(res, false), trace.Usage{OutputTokens: int(ans.Tokens), Turns: 1, CostUSD: ans.CostUSD, CostKnown: ans.CostUSD > 0})
-	return ans, err
+	return answerOf(res)
 }
 
 // Begin opens a step node of the journal for a task (a trace.PlanTask
@@ -239,8 +197,12 @@ func (x *planExecutor) Begin(ctx context.Context, kind, name string) (context.Co
 func answerOf(res *value.TaskResult) (plan.Answer, error) {
 	if !res.OK() {
 		reason := ""
-		if v, ok := res.NotesOrEmpty().Get("reason"); ok {
-			reason = value.Text(v)
+		if d, ok := res.NotesOrEmpty().Get("error"); ok {
+			if d, ok := d.(*value.Dict); ok {
+				if v, ok := d.Get("reason"); ok {
+					reason = value.Text(v)
+				}
+			}
 		}
 		if reason != "" {
 			return plan.Answer{}, errors.New(reason + ": " + res.Content)
@@ -263,35 +225,6 @@ func answerOf(res *value.TaskResult) (plan.Answer, error) {
 		ans.CostUSD, _ = strconv.ParseFloat(value.Text(v), 64)
 	}
 	return ans, nil
-}
-
-// renderPrompt renders a template's system and instructions with inputs,
-// for an agent.
-func renderPrompt(t *templates.Template, inputs []Input) (string, error) {
-	lookup := func(name string) (value.Value, bool) {
-		for _, in := range inputs {
-			if in.Name == name {
-				return in.Value, true
-			}
-		}
-		return nil, false
-	}
-	var parts []string
-	for _, text := range []string{t.System, t.Instructions} {
-		if text == "" {
-			continue
-		}
-		parsed, err := templates.Parse(text)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", t.Name, err)
-		}
-		out, missing := parsed.Render(lookup)
-		if len(missing) > 0 {
-			return "", fmt.Errorf("%s: missing inputs %s", t.Name, strings.Join(missing, ", "))
-		}
-		parts = append(parts, out)
-	}
-	return strings.Join(parts, "\n\n"), nil
 }
 
 // toValue converts the Go values of plan inputs (strings, numbers, bools,
@@ -402,7 +335,7 @@ func (e *Engine) registerPlanTools() {
 			if fail != nil {
 				return fail
 			}
-			r := PlanRun{Agents: e.opts.PlanAgents, DryRun: e.opts.DryRun, Parallel: 1}
+			r := PlanRun{DryRun: e.opts.DryRun, Parallel: 1}
 			if v, ok := params.Get("task"); ok {
 				r.Tasks = strings.Fields(value.Text(v))
 			}
@@ -453,7 +386,7 @@ func (e *Engine) registerPlanTools() {
 func (e *Engine) loadPlanTool(params *value.Dict) (*plan.Plan, *value.TaskResult) {
 	v, _ := params.Get("dir")
 	dir := absTo(e.ws.WorkDir, value.Text(v))
-	p, diags, err := plan.Load(dir, e.ws.PlanOptions(e.opts.PlanAgents))
+	p, diags, err := plan.Load(dir, e.ws.PlanOptions())
 	if err != nil {
 		return nil, value.Failed(tasksystem.ReasonInputValidation, err.Error(), nil)
 	}
@@ -488,7 +421,7 @@ func FindPlan(dir string) (string, error) { return plan.FindSessionFrom(dir) }
 // LoadPlan reads and checks the session directory dir with the
 // workspace's [plan] settings and templates.
 func (w *Workspace) LoadPlan(dir string) (*Plan, PlanDiagnostics, error) {
-	return plan.Load(dir, w.PlanOptions(nil))
+	return plan.Load(dir, w.PlanOptions())
 }
 
 // WritePlanTodo rewrites TODO_LIST.md of a plan and returns its path.

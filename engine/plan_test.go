@@ -10,14 +10,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/plan"
+	"github.com/evalrun/evalrun/value"
 )
 
 // copyExample copies examples/plan into a temporary project.
@@ -48,44 +50,100 @@ func copyExample(t *testing.T) string {
 	return dst
 }
 
-// fakeAgents answers agent calls and logs each one, one line
-// "NAME: FIRST LINE OF PROMPT", to a file shared across processes; block
-// makes a call whose prompt contains it wait until its context ends.
-type fakeAgents struct {
-	mu      sync.Mutex
-	log     string
-	block   string
-	marker  string
-	prompts map[string][]string
+// fakeAgentScript is a fake claude, codex or gemini program. It appends
+// "NAME: HEADLINE" to $FAKE_AGENT_DIR/log (HEADLINE: the prompt's
+// "# IMPL-…" line, else its first line) and writes its argv (each
+// argument ended by NUL), stdin, the file of $GEMINI_SYSTEM_MD and its
+// working directory to the files argv, stdin, role and dir of a
+// directory $FAKE_AGENT_DIR/call-NAME-*. A prompt holding $FAKE_AGENT_BLOCK writes
+// the program's pid to $FAKE_AGENT_DIR/blocking and sleeps. The agent
+// named by $FAKE_AGENT_SLOW takes a second, and appends its name to
+// $FAKE_AGENT_DIR/overlap when another process of it runs meanwhile.
+// It answers in the output format of its agent.
+const fakeAgentScript = `#!/bin/sh
+name=%s
+dir=$FAKE_AGENT_DIR
+if [ "$name" = gemini ]; then
+	prompt=""
+	prev=""
+	for a in "$@"; do
+		[ "$prev" = "-p" ] && prompt=$a
+		prev=$a
+	done
+	stdin=""
+else
+	stdin=$(cat)
+	prompt=$stdin
+fi
+f=$(mktemp -d "$dir/call-$name-XXXXXX")
+for a in "$@"; do printf '%%s\0' "$a"; done > "$f/argv"
+printf '%%s' "$stdin" > "$f/stdin"
+[ -n "$GEMINI_SYSTEM_MD" ] && cat "$GEMINI_SYSTEM_MD" > "$f/role"
+printf '%%s' "$PWD" > "$f/dir"
+head=$(printf '%%s\n' "$prompt" | sed -n 's/^[[:space:]]*\(# IMPL-.*\)$/\1/p' | head -n 1)
+[ -n "$head" ] || head=$(printf '%%s\n' "$prompt" | grep -v '^[[:space:]]*$' | head -n 1 | sed 's/^[[:space:]]*//')
+if [ -n "$FAKE_AGENT_BLOCK" ]; then
+	case "$prompt" in
+	*"$FAKE_AGENT_BLOCK"*)
+		echo $$ > "$dir/blocking.tmp" && mv "$dir/blocking.tmp" "$dir/blocking"
+		exec sleep 60;;
+	esac
+fi
+if [ "$FAKE_AGENT_SLOW" = "$name" ]; then
+	if mkdir "$dir/busy-$name" 2>/dev/null; then
+		sleep 1
+		rmdir "$dir/busy-$name"
+	else
+		echo "$name" >> "$dir/overlap"
+	fi
+fi
+printf '%%s: %%s\n' "$name" "$head" >> "$dir/log"
+case $name in
+claude) printf '{"type":"result","is_error":false,"num_turns":2,"result":"claude did it","session_id":"s1","total_cost_usd":0.25,"usage":{"input_tokens":100,"cache_read_input_tokens":0,"cache_creation_input_tokens":0,"output_tokens":10}}\n';;
+codex) printf '{"type":"thread.started","thread_id":"t1"}\n{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"codex did it"}}\n{"type":"turn.completed","usage":{"input_tokens":50,"cached_input_tokens":0,"output_tokens":5}}\n';;
+gemini) printf '{"response":"gemini did it","stats":{"models":{"gemini-2.5-pro":{"tokens":{"prompt":70,"candidates":7}}}}}\n';;
+esac
+`
+
+// fakeAgentBin writes fake claude, codex and gemini programs into a
+// directory first on PATH, points FAKE_AGENT_DIR at a fresh directory and
+// returns it. Processes the test starts inherit both.
+func fakeAgentBin(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir()
+	for _, name := range []string{"claude", "codex", "gemini"} {
+		if err := os.WriteFile(filepath.Join(bin, name), fmt.Appendf(nil, fakeAgentScript, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := t.TempDir()
+	t.Setenv("FAKE_AGENT_DIR", dir)
+	return dir
 }
 
-func (f *fakeAgents) Agents() []string { return plan.BuiltinAgents }
+// fakeCall is what one fake agent process received.
+type fakeCall struct {
+	argv        []string
+	stdin, role string
+	dir         string
+}
 
-func (f *fakeAgents) RunAgent(ctx context.Context, name, prompt, dir string, readOnly bool) (plan.Answer, error) {
-	first, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
-	if i := strings.Index(prompt, "# IMPL-"); i >= 0 && strings.HasPrefix(first, "You ") {
-		first, _, _ = strings.Cut(prompt[i:], "\n")
-	}
-	if f.block != "" && strings.Contains(prompt, f.block) {
-		_ = os.WriteFile(f.marker, nil, 0o644)
-		<-ctx.Done()
-		return plan.Answer{}, ctx.Err()
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.prompts == nil {
-		f.prompts = map[string][]string{}
-	}
-	f.prompts[name] = append(f.prompts[name], prompt)
-	if f.log != "" {
-		fh, err := os.OpenFile(f.log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			return plan.Answer{}, err
+// fakeCalls reads the calls the fake agents received, by agent name.
+func fakeCalls(t *testing.T, dir string) map[string][]fakeCall {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "call-*"))
+	out := map[string][]fakeCall{}
+	for _, f := range files {
+		read := func(name string) string {
+			data, _ := os.ReadFile(filepath.Join(f, name))
+			return string(data)
 		}
-		fmt.Fprintf(fh, "%s: %s\n", name, first)
-		fh.Close()
+		name := strings.SplitN(filepath.Base(f), "-", 3)[1]
+		out[name] = append(out[name], fakeCall{argv: strings.Split(strings.TrimSuffix(read("argv"), "\x00"), "\x00"),
+			stdin: read("stdin"), role: read("role"), dir: read("dir")})
 	}
-	return plan.Answer{Text: name + " did it", Tokens: 42}, nil
+	return out
 }
 
 // runPlan opens an engine on root and runs its plan.
@@ -107,7 +165,7 @@ func runPlan(t *testing.T, root string, opts engine.Options, r engine.PlanRun) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, diags, err := plan.Load(dir, e.Workspace().PlanOptions(r.Agents))
+	p, diags, err := plan.Load(dir, e.Workspace().PlanOptions())
 	if err != nil || diags.HasErrors() {
 		t.Fatalf("load: %v\n%s", err, diags)
 	}
@@ -171,47 +229,175 @@ func TestPlanRunUnderEcho(t *testing.T) {
 	}
 }
 
+// TestPlanRunUnderFakeAgents runs the example plan, whose configuration
+// maps its roles to claude, gemini and codex, with fake programs of those
+// agents: each task and agent step is one process of the right agent with
+// the argv and stdin of its definition, the analysis step of ccw cli gets
+// the read-only arguments and runs in its --cd directory, and the journal
+// holds every agent call as a task node under its plan task.
 func TestPlanRunUnderFakeAgents(t *testing.T) {
 	root := copyExample(t)
-	cfg := "[plan.agents]\n\"@code-developer\" = \"claude\"\n\"@action-planning-agent\" = \"gemini\"\n\"@test-fix-agent\" = \"codex\"\n"
-	if err := os.WriteFile(filepath.Join(root, ".evalrun", "config.toml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
+	calls := fakeAgentBin(t)
+	var stderr bytes.Buffer
+	out, err := runPlan(t, root, engine.Options{Stderr: &stderr, Journal: &engine.JournalInfo{WorkflowPath: "plan"}}, engine.PlanRun{})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	fa := &fakeAgents{}
-	if _, err := runPlan(t, root, engine.Options{Journal: &engine.JournalInfo{WorkflowPath: "plan"}}, engine.PlanRun{Agents: fa}); err != nil {
-		t.Fatal(err)
+	log, _ := os.ReadFile(filepath.Join(calls, "log"))
+	// IMPL-001 (@action-planning-agent → gemini), IMPL-002.1's ccw cli
+	// step (--tool gemini) and its task (@code-developer → claude, before
+	// its meta.tool codex), IMPL-002.2 and IMPL-003.1 (claude), IMPL-003.2
+	// (@test-fix-agent → codex), IMPL-004 (@doc-generator is unmapped:
+	// meta.tool gemini).
+	want := "gemini: # IMPL-001: Design the token model\n" +
+		"gemini: PURPOSE: find where login issues credentials\n" +
+		"claude: # IMPL-002.1: Token generation\n" +
+		"claude: # IMPL-002.2: Refresh tokens\n" +
+		"claude: # IMPL-003.1: Token validation middleware\n" +
+		"codex: # IMPL-003.2: Middleware tests\n" +
+		"gemini: # IMPL-004: Document the authentication flow\n"
+	if string(log) != want {
+		t.Errorf("agent calls:\n%s\nwant:\n%s", log, want)
 	}
-	count := map[string]int{}
-	for k, v := range fa.prompts {
-		count[k] = len(v)
+	if got := out.Answers["IMPL-001"]; got != "gemini did it" {
+		t.Errorf("IMPL-001 answer %q", got)
 	}
-	// gemini: IMPL-001 ([plan.agents]), the ccw cli step, IMPL-004
-	// (meta.tool, its @doc-generator being unmapped); claude: IMPL-002.1
-	// ([plan.agents] before its meta.tool codex), IMPL-002.2, IMPL-003.1;
-	// codex: IMPL-003.2.
-	if want := map[string]int{"gemini": 3, "claude": 3, "codex": 1}; fmt.Sprint(count) != fmt.Sprint(want) {
-		t.Errorf("agent calls %v", count)
+	got := fakeCalls(t, calls)
+	if n := len(got["claude"]); n != 3 {
+		t.Fatalf("%d claude calls", n)
 	}
-	planner := fa.prompts["gemini"][0]
-	if !strings.Contains(planner, "# Implementation Plan: JWT authentication") || strings.Contains(planner, "## Acceptance criteria") {
-		t.Errorf("planning prompt outside its slice:\n%s", planner)
+	for _, c := range got["claude"] {
+		// The built-in claude command with the empty model left out; the
+		// prompt on stdin, the role's system text as an argument.
+		// Not read-only: a task call gets no read_only_args.
+		if len(c.argv) != 5 || strings.Join(c.argv[:4], " ") != "-p --output-format json --append-system-prompt" ||
+			!strings.Contains(c.argv[4], "You are a code developer.") {
+			t.Errorf("claude argv %q", c.argv)
+		}
+		if !strings.Contains(c.stdin, "## Requirements") || c.dir != root {
+			t.Errorf("claude stdin %q in %s", c.stdin, c.dir)
+		}
 	}
-	tester := fa.prompts["codex"][0]
-	if !strings.Contains(tester, "- npm test -- tests/auth/") || strings.Contains(tester, "## Requirements") {
-		t.Errorf("test-fix prompt outside its slice:\n%s", tester)
+	var analysis, planner *fakeCall
+	for i, c := range got["gemini"] {
+		switch {
+		case strings.Contains(c.argv[1], "PURPOSE: find where login"):
+			analysis = &got["gemini"][i]
+		case strings.Contains(c.argv[1], "# IMPL-001"):
+			planner = &got["gemini"][i]
+		}
+	}
+	if analysis == nil || planner == nil {
+		t.Fatalf("gemini calls %v", got["gemini"])
+	}
+	// --mode analysis: the read_only_args of the configuration, in the
+	// --cd directory; the prompt is the argument of -p, [token_model]
+	// replaced by the output of the step before.
+	if a := analysis.argv; len(a) != 6 || a[0] != "-p" || a[2] != "--output-format" || a[3] != "json" || a[4] != "--approval-mode" || a[5] != "default" {
+		t.Errorf("analysis argv %q", a)
+	}
+	if !strings.HasPrefix(analysis.argv[1], "PURPOSE: find where login issues credentials\nCONTEXT: # IMPL-001: Design the token model") {
+		t.Errorf("analysis prompt %q", analysis.argv[1])
+	}
+	if want := filepath.Join(root, "src", "auth"); analysis.dir != want {
+		t.Errorf("analysis ran in %s, want %s", analysis.dir, want)
+	}
+	if a := planner.argv; len(a) != 4 || a[2] != "--output-format" {
+		t.Errorf("planner argv %q (a task call is not read-only)", a)
+	}
+	if !strings.Contains(planner.argv[1], "# Implementation Plan: JWT authentication") || strings.Contains(planner.argv[1], "## Acceptance criteria") {
+		t.Errorf("planning prompt outside its slice:\n%s", planner.argv[1])
+	}
+	if !strings.Contains(planner.role, "You are an action-planning agent.") {
+		t.Errorf("gemini's role file held %q", planner.role)
+	}
+	tester := got["codex"][0]
+	if strings.Join(tester.argv, " ") != "exec --json --skip-git-repo-check -" || !strings.Contains(tester.stdin, "- npm test -- tests/auth/") || strings.Contains(tester.stdin, "## Requirements") {
+		t.Errorf("codex argv %q, stdin:\n%s", tester.argv, tester.stdin)
+	}
+
+	// The journal: each task a step node; its agent calls task nodes
+	// below it with the agent as executor, usage and cost.
+	_, tree := lastTree(t, root)
+	byID := map[int64]*journal.Node{}
+	var lines []string
+	journal.Walk(tree, func(n *journal.Node, _ int) bool {
+		byID[n.ID] = n
+		if n.Kind == journal.KindTask {
+			top := n
+			for top.ParentID != 0 {
+				top = byID[top.ParentID]
+			}
+			lines = append(lines, fmt.Sprintf("%s %s %s %s %d+%d", top.Name, n.Name, nodeExecutor(n), n.Status, n.Usage.InputTokens, n.Usage.OutputTokens))
+		}
+		return true
+	})
+	slices.Sort(lines)
+	wantLines := []string{
+		"IMPL-001 plan/action-planning-agent agent:gemini completed 70+7",
+		"IMPL-002.1 plan/agent-step agent:gemini completed 70+7",
+		"IMPL-002.1 plan/code-developer agent:claude completed 100+10",
+		"IMPL-002.2 plan/code-developer agent:claude completed 100+10",
+		"IMPL-003.1 plan/code-developer agent:claude completed 100+10",
+		"IMPL-003.2 plan/test-fix-agent agent:codex completed 50+5",
+		"IMPL-004 plan/doc-generator agent:gemini completed 70+7",
+	}
+	if !slices.Equal(lines, wantLines) {
+		t.Errorf("journal task nodes:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(wantLines, "\n"))
+	}
+	state, _ := os.ReadFile(filepath.Join(root, ".workflow/active/WFS-jwt-auth/.process/evalrun-state.json"))
+	if !strings.Contains(string(state), `"cost_usd": 0.25`) {
+		t.Errorf("the cost of claude's answer is not in the state:\n%s", state)
 	}
 }
 
-func TestPlanAgentWithoutRunner(t *testing.T) {
+// nodeExecutor is notes.executor of a task node's result.
+func nodeExecutor(n *journal.Node) string {
+	r, ok := n.Result.(*value.TaskResult)
+	if !ok {
+		return "?"
+	}
+	v, _ := r.NotesOrEmpty().Get("executor")
+	return value.Text(v)
+}
+
+// TestPlanAgentNotInstalled: an agent whose program is not on PATH fails
+// its task with configuration_error as a workflow's call does.
+func TestPlanAgentNotInstalled(t *testing.T) {
 	root := copyExample(t)
+	cfg := "[plan.agents]\n\"@action-planning-agent\" = \"mine\"\n[agents.mine]\ncommand = \"mine-agent {prompt}\"\n"
+	if err := os.WriteFile(filepath.Join(root, ".evalrun", "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var stderr bytes.Buffer
-	_, err := runPlan(t, root, engine.Options{Stderr: &stderr}, engine.PlanRun{Tasks: []string{"IMPL-001"}, Agent: "claude"})
+	_, err := runPlan(t, root, engine.Options{Stderr: &stderr}, engine.PlanRun{Tasks: []string{"IMPL-001"}})
 	var fe *plan.FailedError
 	if !errors.As(err, &fe) {
 		t.Fatalf("err = %v", err)
 	}
-	if !strings.Contains(stderr.String(), "plan: IMPL-001 failed: configuration_error: agent 'claude' is not available") {
+	if !strings.Contains(stderr.String(), "plan: IMPL-001 failed: configuration_error: agent 'mine': program 'mine-agent' not found in PATH") {
 		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
+
+// TestPlanDefaultAgent: default_agent of the configuration runs the tasks
+// that nothing else assigns; --agent wins over it.
+func TestPlanDefaultAgent(t *testing.T) {
+	root := copyExample(t)
+	calls := fakeAgentBin(t)
+	if err := os.WriteFile(filepath.Join(root, ".evalrun", "config.toml"), []byte("default_agent = \"codex\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runPlan(t, root, engine.Options{}, engine.PlanRun{Tasks: []string{"IMPL-001"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runPlan(t, root, engine.Options{}, engine.PlanRun{Tasks: []string{"IMPL-002.1"}, Agent: "claude"}); err != nil {
+		t.Fatal(err)
+	}
+	log, _ := os.ReadFile(filepath.Join(calls, "log"))
+	// IMPL-002.1 has meta.tool codex, which comes before --agent.
+	if want := "codex: # IMPL-001: Design the token model\ngemini: PURPOSE: find where login issues credentials\ncodex: # IMPL-002.1: Token generation\n"; string(log) != want {
+		t.Errorf("agent calls:\n%s", log)
 	}
 }
 
@@ -222,27 +408,29 @@ func TestPlanHelperProcess(t *testing.T) {
 	if root == "" {
 		t.Skip("helper process")
 	}
-	fa := &fakeAgents{log: filepath.Join(root, "spent.log"), block: "# IMPL-002.1:", marker: filepath.Join(root, "blocking")}
-	_, _ = runPlan(t, root, engine.Options{Journal: &engine.JournalInfo{WorkflowPath: "plan"}}, engine.PlanRun{Agents: fa, Agent: "claude"})
+	_, _ = runPlan(t, root, engine.Options{Journal: &engine.JournalInfo{WorkflowPath: "plan"}}, engine.PlanRun{})
 }
 
-// TestPlanKillAndResume kills a plan run with SIGKILL in the middle of a
-// task (after its first agent call completed) and resumes it: no
-// completed task runs again, the completed agent call of the interrupted
-// task is replayed from the journal instead of spent again, and the plan
-// files are consistent at every point.
+// TestPlanKillAndResume kills a plan run with SIGKILL while a fake agent
+// works on a task (after the task's first agent call completed) and
+// resumes it: no completed task runs again, the completed agent call of
+// the interrupted task is replayed from the journal instead of spent
+// again, and the plan files are consistent at every point.
 func TestPlanKillAndResume(t *testing.T) {
 	root := copyExample(t)
+	calls := fakeAgentBin(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestPlanHelperProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "EVALRUN_PLAN_HELPER_ROOT="+root)
+	cmd.Env = append(os.Environ(), "EVALRUN_PLAN_HELPER_ROOT="+root, "FAKE_AGENT_BLOCK=# IMPL-002.1:")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(60 * time.Second)
+	var pid []byte
 	for {
-		if _, err := os.Stat(filepath.Join(root, "blocking")); err == nil {
+		var err error
+		if pid, err = os.ReadFile(filepath.Join(calls, "blocking")); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -255,9 +443,13 @@ func TestPlanKillAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	before, _ := os.ReadFile(filepath.Join(root, "spent.log"))
-	if want := "claude: # IMPL-001: Design the token model\ngemini: PURPOSE: find where login issues credentials\n"; string(before) != want {
-		t.Fatalf("calls before the kill:\n%s", before)
+	// SIGKILL leaves the agent's process group behind; end it.
+	if n, err := strconv.Atoi(strings.TrimSpace(string(pid))); err == nil {
+		_ = syscall.Kill(-n, syscall.SIGKILL)
+	}
+	before, _ := os.ReadFile(filepath.Join(calls, "log"))
+	if want := "gemini: # IMPL-001: Design the token model\ngemini: PURPOSE: find where login issues credentials\n"; string(before) != want {
+		t.Fatalf("calls before the kill:\n%s\n%s", before, out.String())
 	}
 	dir, _ := plan.FindSession(root)
 	p, diags, err := plan.Load(dir, plan.Options{})
@@ -270,7 +462,6 @@ func TestPlanKillAndResume(t *testing.T) {
 		}
 	}
 	rec, _ := lastTree(t, root)
-	fa := &fakeAgents{log: filepath.Join(root, "spent.log")}
 	resume, err := engine.FindResume(engine.Options{WorkDir: root, Getenv: func(k string) string {
 		if k == "HOME" {
 			return root
@@ -280,30 +471,27 @@ func TestPlanKillAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runPlan(t, root, engine.Options{Journal: &engine.JournalInfo{WorkflowPath: "plan"}, Resume: resume}, engine.PlanRun{Agents: fa, Agent: "claude", Resume: true}); err != nil {
+	if _, err := runPlan(t, root, engine.Options{Journal: &engine.JournalInfo{WorkflowPath: "plan"}, Resume: resume}, engine.PlanRun{Resume: true}); err != nil {
 		t.Fatal(err)
 	}
-	after, _ := os.ReadFile(filepath.Join(root, "spent.log"))
+	after, _ := os.ReadFile(filepath.Join(calls, "log"))
 	resumed := strings.TrimPrefix(string(after), string(before))
 	if strings.Contains(resumed, "IMPL-001") || strings.Contains(resumed, "PURPOSE: find where login") {
 		t.Errorf("a completed call was spent again:\n%s", resumed)
 	}
-	if !strings.HasPrefix(resumed, "codex: # IMPL-002.1: Token generation\n") {
+	if !strings.HasPrefix(resumed, "claude: # IMPL-002.1: Token generation\n") {
 		t.Errorf("calls of the resumed run:\n%s", resumed)
 	}
 	_, tree := lastTree(t, root)
-	replayed := 0
+	var replayed []string
 	journal.Walk(tree, func(n *journal.Node, _ int) bool {
 		if n.Replayed {
-			replayed++
-			if n.Name != "agent:gemini" {
-				t.Errorf("replayed %s", n.Name)
-			}
+			replayed = append(replayed, n.Name+" "+nodeExecutor(n))
 		}
 		return true
 	})
-	if replayed != 1 {
-		t.Errorf("%d replayed calls, want 1", replayed)
+	if want := []string{"plan/agent-step agent:gemini"}; !slices.Equal(replayed, want) {
+		t.Errorf("replayed %q, want %q", replayed, want)
 	}
 	p2, diags, err := plan.Load(dir, plan.Options{})
 	if err != nil || diags.HasErrors() {
@@ -379,5 +567,132 @@ func TestPlanRoleTemplateShadowed(t *testing.T) {
 	}
 	if got := out.Answers["IMPL-001"]; !strings.Contains(got, "OUR PLANNER for IMPL-001 (P0)") {
 		t.Errorf("answer %q", got)
+	}
+}
+
+// TestPlanCheckKnowsConfiguredAgents: a pre_analysis step NAME(…) of an
+// agent of the configuration is a command; before [agents.mine] exists it
+// is an error listing the agents known.
+func TestPlanCheckKnowsConfiguredAgents(t *testing.T) {
+	root := copyExample(t)
+	task := filepath.Join(root, ".workflow/active/WFS-jwt-auth/.task/IMPL-003.2.json")
+	data, err := os.ReadFile(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(data), `"bash(ls tests/auth)"`, `"mine(list the tests)"`, 1)
+	if changed == string(data) {
+		t.Fatal("the example task changed: no bash(ls tests/auth)")
+	}
+	if err := os.WriteFile(task, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load := func() string {
+		ws, err := engine.LoadWorkspace(engine.Options{WorkDir: root, Getenv: func(k string) string {
+			if k == "HOME" {
+				return root
+			}
+			return os.Getenv(k)
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, diags, err := ws.LoadPlan(filepath.Join(root, ".workflow/active/WFS-jwt-auth"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return diags.String()
+	}
+	if got := load(); !strings.Contains(got, "error: command \"mine(list the tests)\" is not bash(…) or an agent NAME(…) (agents: aider claude codex gemini qwen)") {
+		t.Errorf("without [agents.mine]:\n%s", got)
+	}
+	cfg := filepath.Join(root, ".evalrun", "config.toml")
+	old, _ := os.ReadFile(cfg)
+	if err := os.WriteFile(cfg, append(old, "\n[agents.mine]\ncommand = \"mine-agent {prompt}\"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := load(); strings.Contains(got, "error:") {
+		t.Errorf("with [agents.mine]:\n%s", got)
+	}
+}
+
+// TestPlanRecordAndReplay: --record keeps the answers of a plan's agents
+// in the cassette, and a replay provider answers them again without the
+// agents (which are not on PATH the second time).
+func TestPlanRecordAndReplay(t *testing.T) {
+	path := os.Getenv("PATH")
+	cassette := filepath.Join(t.TempDir(), "plan.jsonl")
+	calls := fakeAgentBin(t)
+	first := copyExample(t)
+	out, err := runPlan(t, first, engine.Options{Record: cassette}, engine.PlanRun{Tasks: []string{"IMPL-001"}})
+	if err != nil || out.Answers["IMPL-001"] != "gemini did it" {
+		t.Fatalf("recorded run: %v %v", out, err)
+	}
+	t.Setenv("PATH", path)
+	t.Setenv("EVALRUN_CASSETTE", cassette)
+	second := copyExample(t)
+	var stderr bytes.Buffer
+	out, err = runPlan(t, second, engine.Options{Provider: "replay", Stderr: &stderr}, engine.PlanRun{Tasks: []string{"IMPL-001"}})
+	if err != nil {
+		t.Fatalf("replayed run: %v\n%s", err, stderr.String())
+	}
+	if got := out.Answers["IMPL-001"]; got != "gemini did it" {
+		t.Errorf("replayed answer %q", got)
+	}
+	if log, _ := os.ReadFile(filepath.Join(calls, "log")); string(log) != "gemini: # IMPL-001: Design the token model\n" {
+		t.Errorf("agent calls:\n%s", log)
+	}
+}
+
+// TestPlanAgentMaxParallel: the tasks of a plan run side by side
+// (--parallel 3) share the agents' max_parallel slots: with
+// max_parallel = 1 two claude processes never overlap; with 2 they do.
+func TestPlanAgentMaxParallel(t *testing.T) {
+	t.Setenv("FAKE_AGENT_SLOW", "claude")
+	for _, tc := range []struct {
+		max     int
+		overlap string
+	}{{1, ""}, {2, "claude\n"}} {
+		root := copyExample(t)
+		calls := fakeAgentBin(t)
+		cfg, _ := os.ReadFile(filepath.Join(root, ".evalrun", "config.toml"))
+		cfg = fmt.Appendf(cfg, "max_parallel = %d\n", tc.max) // the last table is [agents.claude]
+		if err := os.WriteFile(filepath.Join(root, ".evalrun", "config.toml"), cfg, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := runPlan(t, root, engine.Options{}, engine.PlanRun{Parallel: 3, Tasks: []string{"IMPL-002.1", "IMPL-003.1", "IMPL-001"}}); err != nil {
+			t.Fatal(err)
+		}
+		overlap, _ := os.ReadFile(filepath.Join(calls, "overlap"))
+		if string(overlap) != tc.overlap {
+			t.Errorf("max_parallel %d: overlapping agents %q, want %q", tc.max, overlap, tc.overlap)
+		}
+	}
+}
+
+// TestPlanAgentTimeout: an agent's timeout ends its process group and
+// blocks the task with execution_timeout.
+func TestPlanAgentTimeout(t *testing.T) {
+	root := copyExample(t)
+	cfg := "[plan.agents]\n\"@action-planning-agent\" = \"slow\"\n[agents.slow]\ncommand = \"./slow.sh {prompt}\"\ntimeout = \"300ms\"\n"
+	if err := os.WriteFile(filepath.Join(root, ".evalrun", "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "slow.sh"), []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	start := time.Now()
+	_, err := runPlan(t, root, engine.Options{Stderr: &stderr}, engine.PlanRun{Tasks: []string{"IMPL-001"}})
+	var fe *plan.FailedError
+	if !errors.As(err, &fe) || time.Since(start) > 10*time.Second {
+		t.Fatalf("err = %v after %s", err, time.Since(start))
+	}
+	if !strings.Contains(stderr.String(), "plan: IMPL-001 failed: execution_timeout: agent 'slow' timed out after 300ms") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	data, _ := os.ReadFile(filepath.Join(root, ".workflow/active/WFS-jwt-auth/.task/IMPL-001.json"))
+	if !strings.Contains(string(data), `"status": "blocked"`) {
+		t.Errorf("IMPL-001 after the timeout:\n%s", data)
 	}
 }

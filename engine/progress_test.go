@@ -1,17 +1,14 @@
 package engine_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/evalrun/evalrun/engine"
-	"github.com/evalrun/evalrun/plan"
 )
 
 // lockedBuffer is a strings.Builder safe for the display's goroutine.
@@ -32,23 +29,13 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// slowAgents answers as fakeAgents does, after a pause.
-type slowAgents struct{ fakeAgents }
-
-func (s *slowAgents) RunAgent(ctx context.Context, name, prompt, dir string, readOnly bool) (plan.Answer, error) {
-	select {
-	case <-time.After(250 * time.Millisecond):
-	case <-ctx.Done():
-		return plan.Answer{}, ctx.Err()
-	}
-	return s.fakeAgents.RunAgent(ctx, name, prompt, dir, readOnly)
-}
-
 // TestPlanProgress: during a plan run the display shows the whole task
 // tree (SPEC §23.5) with [x] / [ ], states, agents and <-- current on the
 // task that runs; after Close nothing of it stays.
 func TestPlanProgress(t *testing.T) {
 	root := copyExample(t)
+	fakeAgentBin(t)
+	t.Setenv("FAKE_AGENT_SLOW", "claude") // a claude task takes a second, so frames show it running
 	cfg := "[plan.agents]\n\"@code-developer\" = \"claude\"\n\"@action-planning-agent\" = \"gemini\"\n\"@test-fix-agent\" = \"codex\"\n"
 	if err := os.WriteFile(filepath.Join(root, ".evalrun", "config.toml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
@@ -63,7 +50,7 @@ func TestPlanProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runPlan(t, root, engine.Options{Progress: prog, Stderr: prog, Journal: &engine.JournalInfo{WorkflowPath: "plan"}}, engine.PlanRun{Agents: &slowAgents{}}); err != nil {
+	if _, err := runPlan(t, root, engine.Options{Progress: prog, Stderr: prog, Journal: &engine.JournalInfo{WorkflowPath: "plan"}}, engine.PlanRun{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := prog.Close(); err != nil {
@@ -71,12 +58,12 @@ func TestPlanProgress(t *testing.T) {
 	}
 	// The frames are what follows each erase (ESC[J).
 	frames := strings.Split(out.String(), "\x1b[J")
-	want := regexp.MustCompile(`(?m)^\d+ done · 1 running · 0 waiting · [0-9,]+ tokens · (cost unknown for \d+ · )?\ds\n` +
+	want := regexp.MustCompile(`(?m)^\d+ done · 1 running · 0 waiting · [0-9,]+ tokens · ([^·\n]+ · )?\ds\n` +
 		`  \[x\] IMPL-001 Design the token model \(@action-planning-agent, completed\)\n` +
 		`  \[ \] IMPL-002 Token issuing \(@code-developer, active\)\n` +
 		`    \[x\] IMPL-002\.1 Token generation \(@code-developer, completed\)\n` +
 		`    \[ \] IMPL-002\.2 Refresh tokens \(@code-developer, active\)  <-- current\n` +
-		`      ▸ agent claude  agent:claude  \ds\n` +
+		`      ▸ agent plan/code-developer  agent:claude  \ds\n` +
 		`  \[ \] IMPL-003 Request validation \(@code-developer, pending\)\n` +
 		`    \[ \] IMPL-003\.1 Token validation middleware \(@code-developer, pending\)\n`)
 	found := false

@@ -58,6 +58,19 @@ func (w *Workspace) TemplateList() []TemplateItem {
 	return out
 }
 
+// AssetItems returns the templates of the asset library (SPEC §22.7) as
+// `templates list --json` shows them after the active ones: scope
+// "asset", path "<asset>/NAME.xml"; they are not active until `templates
+// add` copies them.
+func AssetItems() []TemplateItem {
+	var out []TemplateItem
+	for _, a := range templates.Assets() {
+		out = append(out, TemplateItem{Name: a.Name, Type: a.Type, Subtype: a.Subtype, Description: a.Description,
+			Scope: "asset", Path: "<asset>/" + a.Name + ".xml", Line: 1, Source: "asset <asset>/" + a.Name + ".xml:1"})
+	}
+	return out
+}
+
 // TemplateGroups returns the templates grouped by directory in scope
 // order, leaving out missing directories and an empty built-in group: the
 // text form of `templates list`.

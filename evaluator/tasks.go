@@ -234,6 +234,7 @@ func (t *thread) executeTask(tc *TaskCall) (value.Value, error) {
 	}
 	ctx := t.waiting(trace.Task, name)
 	if err := t.acquire(tc.Pos); err != nil {
+		trace.Abandon(ctx, trace.Result{Status: trace.Failed, Error: "cancelled"})
 		return nil, err
 	}
 	r := t.in.tasks.Execute(ctx, tc)
@@ -269,6 +270,7 @@ func (t *thread) executeTool(name string, params *value.Dict, pos sexp.Pos) (val
 	defer t.leave()
 	ctx := t.waiting(trace.Tool, name)
 	if err := t.acquire(pos); err != nil {
+		trace.Abandon(ctx, trace.Result{Status: trace.Failed, Error: "cancelled"})
 		return nil, err
 	}
 	r := t.in.tasks.CallTool(ctx, name, params)

@@ -35,13 +35,16 @@ ev() {
 }
 cp -R "$repo/examples/agents" "$tmp/agents"
 
-printf '\n== A Claude-Code-Workflow plan (.workflow/active/WFS-jwt-auth/), checked, run and shown\n' >&2
+printf '\n== A Claude-Code-Workflow plan (.workflow/active/WFS-jwt-auth/), checked, run by (fake) claude, codex and gemini, and shown\n' >&2
+# .evalrun/config.toml of the plan maps its roles to claude, gemini and
+# codex; the fake programs of examples/agents/fake-bin answer for them.
 cp -R "$repo/examples/plan" "$tmp/plan"
 cd "$tmp/plan"
 ev plan check
 ev plan run --dry-run --parallel 3
-ev plan run --provider echo --parallel 3
+ev plan run --parallel 3
 ev plan status
+ev status
 cat .workflow/active/WFS-jwt-auth/TODO_LIST.md
 
 printf '\n== Tasks executed by coding agents (fake claude and codex programs that print the real output shapes)\n' >&2

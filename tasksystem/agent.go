@@ -78,12 +78,16 @@ func (e *Executor) agentRunner() *agent.Runner {
 	return e.agents.runner
 }
 
-// selectAgent chooses the agent of a call (SPEC §22.2): --agent, else the
-// template's <agent>, else default_agent. ok is false when the call goes
-// to a provider. An unknown name is a configuration_error failure.
-func (e *Executor) selectAgent(t *templates.Template) (def agent.Definition, ok bool, err error) {
+// selectAgent chooses the agent of a call (SPEC §22.2): the request's
+// own choice (a plan's), else --agent, else the template's <agent>, else
+// default_agent. ok is false when the call goes to a provider. An unknown
+// name is a configuration_error failure.
+func (e *Executor) selectAgent(t *templates.Template, chosen string) (def agent.Definition, ok bool, err error) {
 	s := &e.opts.AgentSettings
-	name := s.Agent
+	name := chosen
+	if name == "" {
+		name = s.Agent
+	}
 	if name == "" {
 		name = t.Agent
 	}
@@ -196,6 +200,9 @@ type agentCall struct {
 	notes   *value.Dict
 	finish  func() *value.Dict
 	journal *taskSpan
+	// readOnly and dir are the request's (Request.ReadOnly, Request.Dir).
+	readOnly bool
+	dir      string
 }
 
 // runAgent executes a call with an agent (SPEC §22.3).
@@ -237,7 +244,7 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 		}
 	}
 	call := agent.Call{Prompt: a.user, System: a.system, Model: a.model, Date: string(e.date),
-		Instructions: string(e.instructions), Task: t.Name, Root: e.roots.root, ReadOnly: s.ReadOnly}
+		Instructions: string(e.instructions), Task: t.Name, Root: e.roots.root, Dir: a.dir, ReadOnly: s.ReadOnly || a.readOnly}
 	if j != nil && j.span != nil {
 		call.Lines = j.span.Progress // the agent's last line, for the live display
 	}

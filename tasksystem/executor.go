@@ -84,6 +84,17 @@ type Request struct {
 	// outputs as NAME#SEQ (SPEC §13.4); 0 means the executor numbers calls
 	// itself, from 1, in the order Execute is called.
 	Seq int
+	// Agent, when set, chooses the executor of this call over --agent,
+	// the template's <agent> and default_agent: an agent name, or "none"
+	// for a provider. A plan run sets it after its own selection (SPEC
+	// §23.3: [plan.agents], meta.tool, --agent, default_agent).
+	Agent string
+	// ReadOnly appends the agent's read_only_args for this call (SPEC
+	// §23.7 `--mode analysis`), as AgentSettings.ReadOnly does for a run.
+	ReadOnly bool
+	// Dir, when set, is the directory the agent process runs in instead
+	// of the project root (`ccw cli --cd DIR`).
+	Dir string
 }
 
 // Options are the run-level settings of an Executor.
@@ -419,7 +430,7 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskSpan) *value
 	if c.settings, err = EffectiveContext(t.Subtype, t.Context, req.Context); err != nil {
 		return fail(ReasonInputValidation, err.Error())
 	}
-	agentDef, useAgent, err := e.selectAgent(t)
+	agentDef, useAgent, err := e.selectAgent(t, req.Agent)
 	if err != nil {
 		return failWith(err)
 	}
@@ -495,6 +506,7 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskSpan) *value
 			def: agentDef, model: model, system: joinPrompt(base, system),
 			user: joinPrompt(e.opts.Contexts, block.String(), user), instr: user, seq: seq, record: hist.record,
 			inputs: inputsDict(inputs), notes: notes, finish: finish, journal: j,
+			readOnly: req.ReadOnly, dir: req.Dir,
 		})
 	}
 	// (8) Run the handler.

@@ -25,6 +25,8 @@ type Asset struct {
 	Name string
 	// Description is the template's description.
 	Description string
+	// Type and Subtype are the template's.
+	Type, Subtype string
 	// XML is the file's text.
 	XML string
 }
@@ -42,7 +44,7 @@ var assets = sync.OnceValue(func() []Asset {
 		if HasErrors(diags) || len(ts) != 1 {
 			panic("templates: invalid asset template " + n)
 		}
-		out = append(out, Asset{Name: ts[0].Name, Description: ts[0].Description, XML: string(data)})
+		out = append(out, Asset{Name: ts[0].Name, Description: ts[0].Description, Type: ts[0].Type, Subtype: ts[0].Subtype, XML: string(data)})
 	}
 	return out
 })

@@ -593,6 +593,26 @@ func Start(ctx context.Context, kind Kind, name string, inputs value.Value, attr
 	return context.WithValue(ctx, ctxKey{}, &frame{tr: f.tr, parent: s}), s
 }
 
+// Abandon ends the span that Wait made in ctx, when no Start has claimed
+// it, with the result r: the call will never start (its run was cancelled
+// while it waited for a slot), and its span must not stay Waiting. It
+// does nothing when ctx holds no such span or the call started.
+func Abandon(ctx context.Context, r Result) {
+	f := frameOf(ctx)
+	if f == nil || f.pending == nil {
+		return
+	}
+	p := f.pending
+	p.mu.Lock()
+	if p.claimed {
+		p.mu.Unlock()
+		return
+	}
+	p.claimed = true
+	p.mu.Unlock()
+	p.End(r, Usage{})
+}
+
 // Wait reports a call of kind and name that waits for a slot of the run's
 // concurrency semaphore, before its inputs are known: a span in state
 // Waiting under the span ctx is in. The context it returns is the one to

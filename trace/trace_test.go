@@ -204,3 +204,33 @@ func TestTotalTitleAdvance(t *testing.T) {
 type sinkFunc func(trace.Event)
 
 func (f sinkFunc) Observe(e trace.Event) { f(e) }
+
+// TestAbandon: a waiting span whose call never starts ends with the
+// result given; a claimed span, or a context without a waiting span, is
+// left alone.
+func TestAbandon(t *testing.T) {
+	rec := &recorder{}
+	ctx := trace.WithSinks(context.Background(), rec)
+	w := trace.Wait(ctx, trace.Task, "slow")
+	trace.Abandon(w, trace.Result{Status: trace.Failed, Error: "cancelled"})
+	trace.Abandon(w, trace.Result{Status: trace.Skipped}) // once only
+	_, again := trace.Start(w, trace.Task, "slow", nil)   // not the abandoned span
+	again.End(trace.Result{Status: trace.Completed}, trace.Usage{})
+	w2 := trace.Wait(ctx, trace.Tool, "ls")
+	_, tool := trace.Start(w2, trace.Tool, "ls", nil)
+	trace.Abandon(w2, trace.Result{Status: trace.Failed, Error: "cancelled"}) // claimed: no effect
+	tool.End(trace.Result{Status: trace.Completed}, trace.Usage{})
+	trace.Abandon(ctx, trace.Result{Status: trace.Failed})
+	want := []string{
+		"waiting 1 task slow parent=-",
+		"ended 1 task slow parent=- failed <nil> tokens=0",
+		`started 2 task slow parent=- key="" inputs=<nil>`,
+		"ended 2 task slow parent=- completed <nil> tokens=0",
+		"waiting 3 tool ls parent=-",
+		`started 3 tool ls parent=- key="" inputs=<nil>`,
+		"ended 3 tool ls parent=- completed <nil> tokens=0",
+	}
+	if diff := cmp.Diff(want, rec.lines); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}

@@ -18,9 +18,10 @@ type agentFlags struct {
 	Verbose bool     `name:"verbose" short:"v" help:"Stream the agents' stderr, each line prefixed with [AGENT]."`
 }
 
-// agentOptions converts the flags for engine.Options.
-func (f agentFlags) agentOptions() engine.AgentOptions {
-	return engine.AgentOptions{Agent: f.Agent, Role: f.Role, Contexts: f.Context, Verbose: f.Verbose}
+// agentOptions converts the flags for engine.Options; listContexts
+// prints the contexts: list.
+func (f agentFlags) agentOptions(listContexts bool) engine.AgentOptions {
+	return engine.AgentOptions{Agent: f.Agent, Role: f.Role, Contexts: f.Context, Verbose: f.Verbose, ListContexts: listContexts}
 }
 
 // agentsCmd is "evalrun agents list".

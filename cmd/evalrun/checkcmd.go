@@ -18,7 +18,8 @@ import (
 // inputs included; after ten errors in a file, "too many errors" ends its
 // report. With a cost budget ([limits] max_cost_usd) each provider without
 // prices gets a warning (SPEC §14.9). Each file without errors prints
-// "FILE: ok" on stdout.
+// "FILE: ok" on stdout, unless a template (or an agent of a template) has
+// errors: then no file is ok.
 // The exit code is 3 when there is any error, 2 when a file cannot be read,
 // the configuration is invalid or a --set option is malformed.
 func (a *app) check(files, setOpts, dirs []string) int {
@@ -47,6 +48,9 @@ func (a *app) check(files, setOpts, dirs []string) int {
 			code = exitSyntax
 		}
 	}
+	// With template (or agent) errors the check fails as a whole: no file
+	// is "ok" when the command exits 3.
+	templateErrors := code == exitSyntax
 	res := engine.Check(ws, srcs, engine.CheckOptions{Globals: setNames(sets)})
 	for _, d := range res.Diagnostics {
 		io.WriteString(a.stderr, d.DisplaySeverity())
@@ -54,6 +58,9 @@ func (a *app) check(files, setOpts, dirs []string) int {
 	for _, src := range srcs {
 		if res.Failed[src] {
 			code = exitSyntax
+			continue
+		}
+		if templateErrors {
 			continue
 		}
 		fmt.Fprintf(a.stdout, "%s: ok\n", src.Name)

@@ -43,6 +43,8 @@ type evalFlags struct {
 	Record      string        `name:"record" placeholder:"FILE" help:"Append every model answer to the cassette FILE (JSON Lines) for the replay provider; with --dry-run the echo answers are recorded."`
 	budgetFlags `embed:""`
 	agentFlags  `embed:""`
+	// listContexts prints the contexts: list (run, task and plan run).
+	listContexts bool `kong:"-"`
 }
 
 // budgetFlags are the run's budgets (SPEC §14.9), for run, eval, task,
@@ -62,8 +64,8 @@ type progressFlag struct {
 type runCmd struct {
 	evalFlags    `embed:""`
 	progressFlag `embed:""`
-	Resume       string   `name:"resume" placeholder:"RUN" help:"Start a new run that resumes RUN (an id, a unique prefix or last) of the journal: its workflow (unless FILE is given) and --set values (unless new ones are given) are used again, and its completed task and tool calls are replayed instead of run."`
-	Files        []string `arg:"" optional:"" name:"file" sep:"none" help:"Workflow files, evaluated in order; - reads standard input. Optional with --resume."`
+	Resume    string   `name:"resume" placeholder:"RUN" help:"Start a new run that resumes RUN (an id, a unique prefix or last) of the journal: its workflow (unless FILE is given), --set values and --provider, --model, --agent, --role and --context (unless new ones are given) are used again, and its completed task and tool calls are replayed instead of run."`
+	Files     []string `arg:"" optional:"" name:"file" sep:"none" help:"Workflow files, evaluated in order; - reads standard input. Optional with --resume."`
 }
 
 // evalCmd is "evalrun eval EXPR".
@@ -111,7 +113,7 @@ type templatesCmd struct {
 }
 
 type templatesListCmd struct {
-	JSON bool `name:"json" help:"Print a JSON array."`
+	JSON bool `name:"json" help:"Print a JSON array: the templates, then the asset library (scope asset)."`
 }
 
 type templatesShowCmd struct {

@@ -199,7 +199,8 @@ func (c *planRunCmd) Run(a *app) error {
 		a.errorf("--resume cannot be used with --dry-run: dry runs are not journaled")
 		return exit(exitUsage)
 	}
-	e, code := a.open(evalFlags{Provider: c.Provider, DryRun: c.DryRun, budgetFlags: c.budgetFlags}, "", jn, nil, resumed)
+	// --agent is the run's, so that --resume uses it again.
+	e, code := a.open(evalFlags{Provider: c.Provider, DryRun: c.DryRun, budgetFlags: c.budgetFlags, agentFlags: agentFlags{Agent: c.Agent}, listContexts: true}, "", jn, nil, resumed)
 	if code != exitOK {
 		return exit(code)
 	}
@@ -208,7 +209,7 @@ func (c *planRunCmd) Run(a *app) error {
 	defer sig.stop()
 	var err error
 	interrupted := sig.guard(func(ctx context.Context) {
-		_, err = e.RunPlan(ctx, p, engine.PlanRun{Parallel: c.Parallel, Tasks: c.Task, Agent: c.Agent, DryRun: c.DryRun, Resume: c.Resume != "", Stdout: a.stdout})
+		_, err = e.RunPlan(ctx, p, engine.PlanRun{Parallel: c.Parallel, Tasks: c.Task, DryRun: c.DryRun, Resume: c.Resume != "", Stdout: a.stdout})
 	})
 	stopProgress()
 	if interrupted {

@@ -80,8 +80,9 @@ func (a *app) parseSources(srcs []*sexp.Source) ([]*sexp.Node, bool) {
 // before anything runs, then evaluated in order in one global environment.
 //
 // With --resume RUN (SPEC §16.4) the run resumes RUN: without files it
-// evaluates RUN's workflow, without --set RUN's --set values, and a
-// workflow that changed since gives a warning.
+// evaluates RUN's workflow, without --set RUN's --set values, without
+// --provider, --model, --agent, --role or --context RUN's (engine.Open
+// applies them), and a workflow that changed since gives a warning.
 func (a *app) runFiles(files []string, flags evalFlags, resume string) int {
 	var resumed *engine.Resume
 	if resume != "" {
@@ -117,7 +118,10 @@ func (a *app) runFiles(files []string, flags evalFlags, resume string) int {
 	if resumed != nil && resumed.Changed(text) {
 		fmt.Fprintf(a.stderr, "warning: the workflow changed since run %s\n", resumed.ID)
 	}
-	return a.evaluate(srcs, sets, flags, journalInfo(strings.Join(files, " "), text), resumed)
+	jn := journalInfo(strings.Join(files, " "), text)
+	jn.Files = files
+	flags.listContexts = true
+	return a.evaluate(srcs, sets, flags, jn, resumed)
 }
 
 // sourceText is the text of the sources, concatenated: what the journal

@@ -61,7 +61,7 @@ func (a *app) open(flags evalFlags, instructions string, jn *engine.JournalInfo,
 		Stderr:       a.stderr,
 		Getenv:       a.getenv,
 		Progress:     a.progress,
-		AgentOptions: flags.agentOptions(),
+		AgentOptions: flags.agentOptions(flags.listContexts),
 	})
 	if err != nil {
 		return nil, a.openFailed(err)

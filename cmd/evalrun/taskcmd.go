@@ -22,6 +22,7 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
+	flags.listContexts = true
 	stopProgress, code := a.startProgress()
 	if code != exitOK {
 		return code

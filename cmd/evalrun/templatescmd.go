@@ -29,7 +29,8 @@ func (a *app) templatesList(dirs []string, asJSON bool) int {
 		return code
 	}
 	if asJSON {
-		return a.printJSON(ws.TemplateList())
+		// The active templates, then the asset library (scope "asset").
+		return a.printJSON(append(ws.TemplateList(), engine.AssetItems()...))
 	}
 	type row struct{ name, desc, file, mark string }
 	groups := ws.TemplateGroups()

@@ -1,0 +1,113 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalrun/evalrun/engine"
+	"github.com/evalrun/evalrun/journal"
+	"github.com/evalrun/evalrun/value"
+)
+
+// TestResumeCarriesFlags: the arguments a journaled run records are read
+// back by FindResume, --agent and the files (names with spaces) included,
+// and Open uses them where the new options give none.
+func TestResumeCarriesFlags(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".evalrun"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return root
+		}
+		return os.Getenv(k)
+	}
+	e, err := engine.Open(engine.Options{WorkDir: root, Getenv: getenv, Model: "m1",
+		AgentOptions: engine.AgentOptions{Agent: "none", Role: "", Contexts: nil},
+		Inputs:       []engine.Input{{Name: "who", Value: value.String("Zed")}},
+		Journal:      &engine.JournalInfo{WorkflowPath: "a b.sexp c.sexp", WorkflowText: "1", Files: []string{"a b.sexp", "c.sexp"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Eval(context.Background(), "<eval>", `(system_list_directory (directory_path "."))`); err != nil {
+		t.Fatal(err)
+	}
+	e.Finish(nil, nil)
+	e.Close()
+	r, err := engine.FindResume(engine.Options{WorkDir: root, Getenv: getenv}, "last")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%q %q %q %q %v", r.Files, r.Agent, r.Model, r.Provider, r.Inputs); got != `["a b.sexp" "c.sexp"] "none" "m1" "" [{who "Zed"}]` {
+		t.Errorf("resume %s", got)
+	}
+}
+
+// TestCancelledWhileWaiting: a call interrupted while it waits for its
+// concurrency slot ends failed with error "cancelled" in the journal, not
+// pending.
+func TestCancelledWhileWaiting(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		".evalrun/config.toml":        "[limits]\nconcurrency = 1\n[agents.slow]\ncommand = \"./slow.sh {prompt}\"\n",
+		".evalrun/templates/slow.xml": "<task name=\"slow\" type=\"atomic\">\n  <description>Slow</description>\n  <agent>slow</agent>\n  <instructions>n={{n}}</instructions>\n</task>\n",
+		"slow.sh":                     "#!/bin/sh\ntouch started\nexec sleep 30\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return root
+		}
+		return os.Getenv(k)
+	}
+	const workflow = `(parallel (slow (n 1)) (slow (n 2)))`
+	e, err := engine.Open(engine.Options{WorkDir: root, Getenv: getenv,
+		Journal: &engine.JournalInfo{WorkflowPath: "<eval>", WorkflowText: workflow}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for i := 0; i < 1000; i++ {
+			if _, err := os.Stat(filepath.Join(root, "started")); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+	}()
+	_, err = e.Eval(ctx, "<eval>", workflow)
+	if err == nil {
+		t.Fatal("the cancelled run returned no error")
+	}
+	e.Finish(nil, errors.New("cancelled"))
+	e.Close()
+	_, tree := lastTree(t, root)
+	var got []string
+	journal.Walk(tree, func(n *journal.Node, _ int) bool {
+		if n.Kind == journal.KindTask {
+			got = append(got, n.Status+" "+n.Error)
+		}
+		return true
+	})
+	slices.Sort(got)
+	if len(got) != 2 || got[1] != "failed cancelled" || strings.HasPrefix(got[0], "pending") {
+		t.Errorf("task nodes %q", got)
+	}
+}
