@@ -64,8 +64,8 @@ type progressFlag struct {
 type runCmd struct {
 	evalFlags    `embed:""`
 	progressFlag `embed:""`
-	Resume    string   `name:"resume" placeholder:"RUN" help:"Start a new run that resumes RUN (an id, a unique prefix or last) of the journal: its workflow (unless FILE is given), --set values and --provider, --model, --agent, --role and --context (unless new ones are given) are used again, and its completed task and tool calls are replayed instead of run."`
-	Files     []string `arg:"" optional:"" name:"file" sep:"none" help:"Workflow files, evaluated in order; - reads standard input. Optional with --resume."`
+	Resume       string   `name:"resume" placeholder:"RUN" help:"Start a new run that resumes RUN (an id, a unique prefix or last) of the journal: its workflow (unless FILE is given), --set values and --provider, --model, --agent, --role and --context (unless new ones are given) are used again, and its completed task and tool calls are replayed instead of run."`
+	Files        []string `arg:"" optional:"" name:"file" sep:"none" help:"Workflow files, evaluated in order; - reads standard input. Optional with --resume."`
 }
 
 // evalCmd is "evalrun eval EXPR".
