@@ -132,6 +132,7 @@ const InitConfig = `# evalrun configuration of this project. Every key is shown 
 # [prices."openai/gpt-4o"]
 # input = 2.5
 # output = 10.0
+# cached_input = 1.25
 `
 
 // InitTemplate is the first template Init writes, .evalrun/templates/hello.xml.
