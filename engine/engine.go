@@ -431,11 +431,11 @@ func (e *Engine) Workspace() *Workspace { return e.ws }
 // line just before its first model call. Evaluation errors have a
 // position (ErrorDisplay); a FAILED task is a value, not an error.
 func (e *Engine) Run(ctx context.Context, prog *Program) (value.Value, error) {
-	for _, t := range staticTemplates(prog.p.Forms, e.reg.Lookup) {
+	for _, t := range prog.p.Templates(e.reg.Lookup) {
 		e.prov.reached(t)
 	}
 	if e.journal != nil {
-		e.journal.plan(prog.p.Forms)
+		e.journal.plan(prog.p.PlannedSteps())
 	}
 	return e.interp.Run(e.traced(ctx), prog.p)
 }

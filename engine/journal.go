@@ -6,9 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/journal"
-	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -160,16 +158,12 @@ func (j *runJournal) close() error {
 }
 
 // plan creates the pending steps of a program once per run (SPEC §16.2).
-func (j *runJournal) plan(forms []*sexp.Node) {
+func (j *runJournal) plan(names []string) {
 	j.planOnce.Do(func() {
-		if names := plannedSteps(forms); len(names) > 0 {
+		if len(names) > 0 {
 			_, err := j.run.AddPendingSteps(names)
 			j.warn(err)
 		}
 	})
 }
 
-// plannedSteps returns the names of the steps of a program that are
-// created as pending when a run starts (SPEC §16.2), as the evaluator's
-// Program.PlannedSteps finds them.
-func plannedSteps(forms []*sexp.Node) []string { return evaluator.PlannedSteps(forms) }

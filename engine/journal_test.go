@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/evalrun/evalrun/evaluator"
 	"testing"
 
 	"github.com/evalrun/evalrun/sexp"
@@ -29,3 +30,8 @@ func TestPlannedSteps(t *testing.T) {
 		}
 	}
 }
+
+// plannedSteps returns the names of the steps of a program that are
+// created as pending when a run starts (SPEC §16.2), as the evaluator's
+// Program.PlannedSteps finds them.
+func plannedSteps(forms []*sexp.Node) []string { return evaluator.PlannedSteps(forms) }

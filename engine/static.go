@@ -3,21 +3,7 @@ package engine
 import (
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/sexp"
-	"github.com/evalrun/evalrun/templates"
 )
-
-// staticTemplates returns the templates a program names statically (SPEC
-// §10.3), in order of first appearance, as the evaluator's
-// Program.Templates finds them; lookup resolves a name as the registry
-// does. Templates reached only through computed names are printed later,
-// before their first model call.
-func staticTemplates(forms []*sexp.Node, lookup func(string) (*templates.Template, bool)) []*templates.Template {
-	prog, err := evaluator.CompileForms(nil, forms)
-	if err != nil {
-		return nil // the run reports the error
-	}
-	return prog.Templates(lookup)
-}
 
 // MaxCheckErrors is how many errors Check reports for one file before it
 // stops with "too many errors", as the Go compiler does.

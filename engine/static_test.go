@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/evalrun/evalrun/evaluator"
 	"strings"
 	"testing"
 
@@ -50,4 +51,17 @@ func TestStaticTemplates(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", tc.text, got, tc.want)
 		}
 	}
+}
+
+// staticTemplates returns the templates a program names statically (SPEC
+// §10.3), in order of first appearance, as the evaluator's
+// Program.Templates finds them; lookup resolves a name as the registry
+// does. Templates reached only through computed names are printed later,
+// before their first model call.
+func staticTemplates(forms []*sexp.Node, lookup func(string) (*templates.Template, bool)) []*templates.Template {
+	prog, err := evaluator.CompileForms(nil, forms)
+	if err != nil {
+		return nil // the run reports the error
+	}
+	return prog.Templates(lookup)
 }
