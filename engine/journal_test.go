@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"github.com/evalrun/evalrun/evaluator"
 	"testing"
 
+	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/google/go-cmp/cmp"
 )

@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"github.com/evalrun/evalrun/evaluator"
 	"strings"
 	"testing"
 
+	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/templates"
 )
