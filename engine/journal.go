@@ -166,4 +166,3 @@ func (j *runJournal) plan(names []string) {
 		}
 	})
 }
-
