@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/evalrun/evalrun/internal/shellwords"
 )
 
 // Executor runs the calls of a plan that are not shell commands: the
@@ -584,7 +586,7 @@ func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars ma
 		ans, err := r.exec.RunAgent(ctx, AgentCall{TaskID: t.ID, Step: step, Agent: c.Agent, Prompt: prompt, Dir: dir, ReadOnly: c.ReadOnly})
 		return ans.Text, ans, err
 	}
-	text := substitute(c.Text, vars, shellQuote)
+	text := substitute(c.Text, vars, shellwords.Quote)
 	cmd := exec.CommandContext(ctx, "sh", "-c", text)
 	cmd.Dir = r.p.Root
 	cmd.Env = r.opts.Env
