@@ -437,6 +437,26 @@ func TestAPIPlanStateUnreadable(t *testing.T) {
 	}
 }
 
+// TestAPIPlanProblems: what plan check reports is listed with positions
+// relative to the project, and a task file that is not JSON is shown
+// without its JSON rather than failing the page.
+func TestAPIPlanProblems(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	bad := filepath.Join(f.root, ".workflow", "active", "WFS-auth", ".task", "IMPL-5.json")
+	f.must(os.WriteFile(bad, []byte("{\"id\": \"IMPL-5\",\n  \"title\": }"), 0o644))
+	ts := testServer(t, f)
+	var p Plan
+	get(t, ts, "/api/plans/WFS-auth", 200, &p)
+	if len(p.Problems) != 1 || p.Problems[0] != ".workflow/active/WFS-auth/.task/IMPL-5.json:2:12: error: invalid JSON: unexpected character '}', expected a value" {
+		t.Errorf("problems = %q", p.Problems)
+	}
+	last := p.Tasks[len(p.Tasks)-1]
+	if last.ID != "IMPL-5" || string(last.JSON) != "null" || len(p.Tasks) != 7 {
+		t.Errorf("last task = %+v", last)
+	}
+}
+
 func TestAPITemplates(t *testing.T) {
 	f := newFixture(t)
 	ts := testServer(t, f)
