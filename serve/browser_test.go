@@ -536,6 +536,23 @@ func TestBrowserPlanStepOutputs(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900)); err != nil {
 		t.Fatal(err)
 	}
+	// A failed step is shown open, with its error.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.plan-layout tbody tr[data-id="IMPL-2.1"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the failed step", `document.querySelectorAll(".side details.step-out").length === 2 && document.querySelector(".side details.step-out").open`)
+	if got := jsString(ctx, t, `document.querySelector(".side details.step-out .errbox").innerText`); got != planRunLintError {
+		t.Errorf("failed step error = %q", got)
+	}
+	if got := jsString(ctx, t, `document.querySelector(".side details.step-out .body").innerText`); !strings.Contains(got, "no output recorded") {
+		t.Errorf("failed step body = %q", got)
+	}
+	shot(t, ctx, "plan-failed-step.png")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.plan-layout tbody tr[data-id="IMPL-1"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "IMPL-1 again", `document.querySelector(".side a.run-link") && document.querySelector(".side h2").innerText.includes("IMPL-1")`)
+
 	// The run link opens the run with the task's node selected.
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.side a.run-link`))); err != nil {
 		t.Fatal(err)

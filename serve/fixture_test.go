@@ -327,12 +327,15 @@ const (
 	planRunGather = "src/auth/login.ts\nsrc/auth/token.ts"
 	planRunDesign = "The design uses short-lived JWTs with refresh tokens; access tokens live 15 minutes."
 	planRunToken  = "Token generation: issueToken signs {sub, exp, iat} with HS256."
+	// planRunLintError is the error of IMPL-2.1's skipped lint step.
+	planRunLintError = `"eslint src/auth": exit status 127: sh: 1: eslint: not found`
 )
 
 // writePlanRun records a plan run of the plan of writePlan as the plan
 // runner does: a journal run whose step nodes are the tasks IMPL-1 and
 // IMPL-2.1, with IMPL-1's pre_analysis step (named "IMPL-1 gather", its
-// output the result) and the agent calls of both below them, and the run
+// output the result), IMPL-2.1's failed optional step and the agent calls
+// of both below them, and the run
 // records of .process/evalrun-state.json. It returns the run id.
 func writePlanRun(f *fixture) string {
 	f.t.Helper()
@@ -349,6 +352,9 @@ func writePlanRun(f *fixture) string {
 		journal.Usage{InputTokens: 900, OutputTokens: 150, Turns: 1}, 0, false))
 	f.must(t1.End(journal.StatusCompleted, value.String(planRunDesign), "", journal.Usage{}, 1, false))
 	t21, _ := r.Begin(nil, journal.KindStep, "IMPL-2.1", "", nil)
+	// An optional step that failed and was skipped (on_error skip_optional).
+	lint, _ := r.Begin(t21, journal.KindStep, "IMPL-2.1 lint", "", nil)
+	f.must(lint.End(journal.StatusFailed, nil, planRunLintError, journal.Usage{}, 1, false))
 	code, _ := r.Begin(t21, journal.KindTask, "plan/code-developer", "c0de", value.DictOf("task", value.String("IMPL-2.1")))
 	f.must(code.Running())
 	f.must(code.End(journal.StatusCompleted, ok(planRunToken, nil, providerNotes("plan/code-developer", 1200, 300)), "",

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -257,20 +258,11 @@ func unfinished(pl *plan.Plan, t *plan.Task) []string {
 		switch {
 		case !ok:
 			out = append(out, d)
-		case !pl.Completed(u) && !contains(out, u.ID):
+		case !pl.Completed(u) && !slices.Contains(out, u.ID):
 			out = append(out, u.ID)
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // stepOutputs fills Call and Outputs of the tasks that have a run: in
