@@ -398,7 +398,7 @@ func TestAPIPlanRunRecords(t *testing.T) {
 	}
 	t21 := byID["IMPL-2.1"]
 	if t21.Run == nil || *t21.Run != run || t21.Tokens != 1500 || t21.CostUSD != 0 || t21.Call == nil || *t21.Call != 4 ||
-		len(t21.Outputs) != 2 || *t21.Outputs[1].Output != planRunToken {
+		len(t21.Outputs) != 2 || t21.Outputs[1].Output == nil || *t21.Outputs[1].Output != planRunToken {
 		t.Errorf("IMPL-2.1 = %+v outputs %+v", t21.TaskStatus, t21.Outputs)
 	} else if lint := t21.Outputs[0]; lint.Name != "lint" || lint.Status != "failed" || lint.Error != planRunLintError || lint.Output != nil {
 		t.Errorf("IMPL-2.1 lint = %+v", lint)
