@@ -348,6 +348,7 @@ func (w workflowPlans) LoadPlan(ctx context.Context, dir string) (*value.Dict, e
 //	{"status": "completed", "answer": TEXT, "tokens": N, "cost_usd": X}
 //	{"status": "failed", "reason": FIRST LINE OF THE ERROR}   (the file says blocked)
 //	{"status": "not_started"}   (a dependency failed or is outside the selection)
+//	{"status": "dry_run", "wave": N}   (under --dry-run: the task's prompt was written, nothing ran)
 //
 // Failed tasks are not an error; a step that needs a person
 // (manual_intervention) is an *evaluator.PlanStop.
@@ -383,6 +384,11 @@ func (w workflowPlans) RunPlan(ctx context.Context, dir string, o evaluator.Plan
 	}
 	for _, id := range out.NotStarted {
 		d.Set(id, value.DictOf("status", value.String("not_started")))
+	}
+	for i, wave := range out.Waves {
+		for _, id := range wave {
+			d.Set(id, value.DictOf("status", value.String("dry_run"), "wave", value.Int(i+1)))
+		}
 	}
 	return d, nil
 }

@@ -806,3 +806,35 @@ func TestPlanAgentTimeout(t *testing.T) {
 		t.Errorf("IMPL-001 after the timeout:\n%s", data)
 	}
 }
+
+// TestPlanRunDryRunFromWorkflow: under --dry-run plan-run runs nothing and
+// returns each task of the waves with its wave.
+func TestPlanRunDryRunFromWorkflow(t *testing.T) {
+	root := copyExample(t)
+	e, err := engine.Open(engine.Options{WorkDir: root, Provider: "echo", DryRun: true, Stderr: &bytes.Buffer{}, Journal: &engine.JournalInfo{WorkflowPath: "<eval>"}, Getenv: func(k string) string {
+		if k == "HOME" || k == "EVALRUN_HOME" {
+			return root
+		}
+		return os.Getenv(k)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	v, err := e.Eval(context.Background(), "<eval>", `(plan-run ".workflow/active/WFS-jwt-auth" (task "IMPL-1 IMPL-2.1") (parallel 2))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.String(), `(dict "IMPL-001" (dict "status" "dry_run" "wave" 1) "IMPL-002.1" (dict "status" "dry_run" "wave" 2))`; got != want {
+		t.Errorf("dry run:\n got %s\nwant %s", got, want)
+	}
+	p, _, err := plan.Load(filepath.Join(root, ".workflow/active/WFS-jwt-auth"), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range p.Tasks {
+		if tk.Status == plan.StatusCompleted {
+			t.Errorf("%s completed under --dry-run", tk.ID)
+		}
+	}
+}
