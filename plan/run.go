@@ -125,6 +125,11 @@ type Outcome struct {
 	Waves [][]string
 	// Answers holds the answer of each completed task, by id.
 	Answers map[string]string
+	// Usage holds the tokens and cost of each completed task, by id.
+	Usage map[string]Answer
+	// Reasons holds the first line of the failure of each failed task,
+	// by id.
+	Reasons map[string]string
 }
 
 // FailedError is returned when some tasks failed; the others ran.
@@ -176,7 +181,7 @@ func Run(ctx context.Context, p *Plan, exec Executor, opts RunOptions) (*Outcome
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{p: p, exec: exec, opts: opts, recs: recs, out: &Outcome{Answers: map[string]string{}}, restart: map[*Task]bool{}, failed: map[*Task]bool{}}
+	r := &runner{p: p, exec: exec, opts: opts, recs: recs, out: &Outcome{Answers: map[string]string{}, Usage: map[string]Answer{}, Reasons: map[string]string{}}, restart: map[*Task]bool{}, failed: map[*Task]bool{}}
 	for _, t := range p.Leaves() {
 		if t.Status != StatusActive || (sel != nil && !sel(t)) {
 			continue
@@ -353,6 +358,7 @@ func (r *runner) runTask(ctx context.Context, t *Task) (err error) {
 			rec.Reason = firstLine(err.Error())
 			rec.FinishedAt = r.opts.now().UTC().Format(time.RFC3339)
 			r.out.Failed = append(r.out.Failed, t.ID)
+			r.out.Reasons[t.ID] = rec.Reason
 			return r.p.SetStatus(t, StatusBlocked)
 		}); uerr != nil {
 			return uerr
@@ -373,6 +379,7 @@ func (r *runner) runTask(ctx context.Context, t *Task) (err error) {
 		}
 		r.out.Completed = append(r.out.Completed, t.ID)
 		r.out.Answers[t.ID] = ans.Text
+		r.out.Usage[t.ID] = Answer{Tokens: ans.Tokens, CostUSD: ans.CostUSD}
 		if c := t.Parent; c != nil && r.p.Completed(c) && c.Status != StatusCompleted {
 			if err := r.p.SetStatus(c, StatusCompleted); err != nil {
 				return err
