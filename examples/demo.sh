@@ -37,7 +37,8 @@ cp -R "$repo/examples/agents" "$tmp/agents"
 
 printf '\n== A Claude-Code-Workflow plan (.workflow/active/WFS-jwt-auth/), checked, run by (fake) claude, codex and gemini, and shown\n' >&2
 # .evalrun/config.toml of the plan maps its roles to claude, gemini and
-# codex; the fake programs of examples/agents/fake-bin answer for them.
+# codex; the fake programs of examples/agents/fake-bin answer for them with
+# the recorded answers of examples/agents/fake-bin/answers.
 cp -R "$repo/examples/plan" "$tmp/plan"
 cd "$tmp/plan"
 ev plan check
@@ -46,8 +47,14 @@ ev plan run --parallel 3
 ev plan status
 ev status
 cat .workflow/active/WFS-jwt-auth/TODO_LIST.md
+# What a task left behind: the summary of IMPL-002.1 holds the answer of
+# (fake) claude, a diff of src/auth/login.ts, and the output of its step 2.
+# The fakes answer with recorded text (examples/agents/fake-bin/answers);
+# they change no file.
+printf '$ cat .workflow/active/WFS-jwt-auth/.summaries/IMPL-002.1-summary.md\n' >&2
+cat .workflow/active/WFS-jwt-auth/.summaries/IMPL-002.1-summary.md
 
-printf '\n== Tasks executed by coding agents (fake claude and codex programs that print the real output shapes)\n' >&2
+printf '\n== Tasks executed by coding agents (fake claude and codex programs that print the real output shapes and recorded answers)\n' >&2
 # With the real claude and codex installed, leave fake-bin off PATH.
 cd "$tmp/agents"
 ev agents list

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -110,4 +111,84 @@ func TestExamplesRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestExamplesFakeAgentsAnswer runs the agent example and the plan example
+// with the fake claude, codex and gemini of examples/agents/fake-bin, as
+// make demo does, and checks that every prompt got its recorded answer of
+// fake-bin/answers (none the fallback that names a missing marker).
+func TestExamplesFakeAgentsAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the examples")
+	}
+	root, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := filepath.Join(root, "agents", "fake-bin", "answers")
+	answer := func(name string) string {
+		data, err := os.ReadFile(filepath.Join(answers, name+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimRight(string(data), "\n")
+	}
+	t.Setenv("PATH", filepath.Join(root, "agents", "fake-bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	t.Run("agents.sexp", func(t *testing.T) {
+		dir := t.TempDir()
+		copyDir(t, filepath.Join(root, "agents"), dir)
+		t.Chdir(dir)
+		var stdout, stderr bytes.Buffer
+		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: exampleEnv(t)}
+		code := a.main([]string{"run", "agents.sexp"})
+		want := strconv.Quote(answer("verdict")) + "\n"
+		if code != exitOK || stdout.String() != want {
+			t.Errorf("exit %d, stdout:\n%s\nwant:\n%s\nstderr:\n%s", code, &stdout, want, &stderr)
+		}
+		for _, log := range []string{
+			"log: review by claude:\n" + answer("review") + "\n",
+			"log: second opinion by codex:\n" + answer("second-opinion") + "\n",
+		} {
+			if !strings.Contains(stderr.String(), log) {
+				t.Errorf("stderr lacks %q:\n%s", log, &stderr)
+			}
+		}
+	})
+
+	t.Run("plan", func(t *testing.T) {
+		dir := t.TempDir()
+		copyDir(t, filepath.Join(root, "plan"), dir)
+		t.Chdir(dir)
+		var stdout, stderr bytes.Buffer
+		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: exampleEnv(t)}
+		if code := a.main([]string{"plan", "run", "--parallel", "3"}); code != exitOK {
+			t.Fatalf("plan run: exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+		}
+		for _, id := range []string{"IMPL-001", "IMPL-002.1", "IMPL-002.2", "IMPL-003.1", "IMPL-003.2", "IMPL-004"} {
+			data, err := os.ReadFile(filepath.Join(dir, ".workflow", "active", "WFS-jwt-auth", ".summaries", id+"-summary.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), "## Answer\n\n"+answer(id)+"\n") {
+				t.Errorf("the summary of %s lacks its recorded answer:\n%s", id, data)
+			}
+		}
+		// Every call of the run, the analysis step of IMPL-002.1 (ccw cli …
+		// --tool gemini) included, got its recorded answer, none the fallback.
+		stdout.Reset()
+		stderr.Reset()
+		if code := a.main([]string{"status", "--json"}); code != exitOK {
+			t.Fatalf("status --json: exit %d\nstderr:\n%s", code, &stderr)
+		}
+		analysis := answer("analysis-login")
+		if first, _, _ := strings.Cut(analysis, ":"); !strings.Contains(stdout.String(), first+":") {
+			t.Errorf("the run lacks the answer of the login analysis %q", first)
+		}
+		for _, line := range strings.Split(stdout.String(), "\n") {
+			if strings.Contains(line, "[fake ") {
+				t.Errorf("a call of the run got a fallback answer: %s", strings.TrimSpace(line))
+			}
+		}
+	})
 }
