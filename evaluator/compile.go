@@ -189,7 +189,7 @@ func nodeValue(n *sexp.Node) value.Value {
 	case sexp.Int:
 		return value.Int(n.Int)
 	case sexp.Float:
-		return value.Float(n.Float)
+		return value.Float(n.Float())
 	case sexp.Bool:
 		return value.Bool(n.Bool)
 	case sexp.String:

@@ -102,3 +102,23 @@ func BenchmarkRunBigString(b *testing.B) {
 	text, n := bigStringProgram(bigDatumSize)
 	benchBigProgram(b, text, n)
 }
+
+// BenchmarkRunBigDatumInProcess runs the quoted-datum program through the
+// command's own entry point in this process, for go test -memprofile.
+func BenchmarkRunBigDatumInProcess(b *testing.B) {
+	text, n := bigDatumProgram(bigDatumSize)
+	dir, _ := benchProject(b, "")
+	b.Chdir(dir)
+	if err := os.WriteFile("big.sexp", []byte(text), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	home := b.TempDir()
+	env := map[string]string{"HOME": home, "EVALRUN_HOME": filepath.Join(home, ".evalrun")}
+	for b.Loop() {
+		var stdout, stderr bytes.Buffer
+		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: withCeiling(func(k string) string { return env[k] })}
+		if code := a.main([]string{"run", "big.sexp"}); code != exitOK || stdout.String() != strconv.Itoa(n)+"\n" {
+			b.Fatalf("exit %d, stdout %q, stderr %q", code, &stdout, &stderr)
+		}
+	}
+}
