@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"io"
 	"path/filepath"
 	"sync"
 	"time"
@@ -115,7 +118,7 @@ func openJournal(root string, info *JournalInfo, resumedFrom string, start time.
 	}
 	j.run, err = s.StartRun(journal.RunInfo{
 		WorkflowPath:   info.WorkflowPath,
-		WorkflowSHA256: journal.HashWorkflow([]byte(info.WorkflowText)),
+		WorkflowSHA256: hashWorkflowText(info.WorkflowText),
 		Args:           info.Args,
 		ResumedFrom:    resumedFrom,
 		StartedAt:      start,
@@ -165,4 +168,13 @@ func (j *runJournal) plan(names []string) {
 			j.warn(err)
 		}
 	})
+}
+
+// hashWorkflowText is journal.HashWorkflow of a workflow's text, hashed
+// from the string itself rather than from a copy of it as bytes: a
+// workflow may hold megabytes of data.
+func hashWorkflowText(text string) string {
+	h := sha256.New()
+	_, _ = io.WriteString(h, text) // a hash.Hash never fails to write
+	return hex.EncodeToString(h.Sum(nil))
 }
