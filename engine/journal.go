@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"io"
 	"path/filepath"
 	"sync"
 	"time"
@@ -171,10 +170,15 @@ func (j *runJournal) plan(names []string) {
 }
 
 // hashWorkflowText is journal.HashWorkflow of a workflow's text, hashed
-// from the string itself rather than from a copy of it as bytes: a
-// workflow may hold megabytes of data.
+// through a small buffer rather than from a copy of the whole text as
+// bytes: a workflow may hold megabytes of data.
 func hashWorkflowText(text string) string {
 	h := sha256.New()
-	_, _ = io.WriteString(h, text) // a hash.Hash never fails to write
+	var buf [32 << 10]byte
+	for len(text) > 0 {
+		n := copy(buf[:], text)
+		h.Write(buf[:n]) // a hash.Hash never fails to write
+		text = text[n:]
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
