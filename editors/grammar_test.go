@@ -343,7 +343,7 @@ func TestGrammarOnExamples(t *testing.T) {
 			checked++
 			if !slices.Contains(scopeAt(toks, n.Pos.Off), scope) {
 				p := n.Pos.Position()
-				t.Errorf("%s:%d:%d: %q has scopes %v, want %s", file, p.Line, p.Column, n.Raw, scopeAt(toks, n.Pos.Off), scope)
+				t.Errorf("%s:%d:%d: %q has scopes %v, want %s", file, p.Line, p.Column, n.Raw(), scopeAt(toks, n.Pos.Off), scope)
 			}
 		}
 		var walk func(n *sexp.Node, quoted bool)

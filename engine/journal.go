@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"path/filepath"
 	"sync"
@@ -115,7 +117,7 @@ func openJournal(root string, info *JournalInfo, resumedFrom string, start time.
 	}
 	j.run, err = s.StartRun(journal.RunInfo{
 		WorkflowPath:   info.WorkflowPath,
-		WorkflowSHA256: journal.HashWorkflow([]byte(info.WorkflowText)),
+		WorkflowSHA256: hashWorkflowText(info.WorkflowText),
 		Args:           info.Args,
 		ResumedFrom:    resumedFrom,
 		StartedAt:      start,
@@ -165,4 +167,18 @@ func (j *runJournal) plan(names []string) {
 			j.warn(err)
 		}
 	})
+}
+
+// hashWorkflowText is journal.HashWorkflow of a workflow's text, hashed
+// through a small buffer rather than from a copy of the whole text as
+// bytes: a workflow may hold megabytes of data.
+func hashWorkflowText(text string) string {
+	h := sha256.New()
+	var buf [32 << 10]byte
+	for len(text) > 0 {
+		n := copy(buf[:], text)
+		h.Write(buf[:n]) // a hash.Hash never fails to write
+		text = text[n:]
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -189,7 +189,7 @@ func nodeValue(n *sexp.Node) value.Value {
 	case sexp.Int:
 		return value.Int(n.Int)
 	case sexp.Float:
-		return value.Float(n.Float)
+		return value.Float(n.Float())
 	case sexp.Bool:
 		return value.Bool(n.Bool)
 	case sexp.String:
@@ -202,24 +202,65 @@ func nodeValue(n *sexp.Node) value.Value {
 
 // quotedValue converts a datum into the value quote returns.
 func quotedValue(n *sexp.Node, depth int) (value.Value, error) {
+	var q quoter
+	return q.value(n, depth)
+}
+
+// quoter converts one quoted datum into its value. A quoted datum may be
+// megabytes of data, so the conversion allocates as little per element as
+// it can: the atoms of a list are converted in the list's own loop, and
+// every occurrence of a symbol shares one boxed value (symbols are
+// immutable, so sharing cannot be seen).
+type quoter struct {
+	symbols map[string]value.Value
+}
+
+// value converts n, nested depth levels deep.
+func (q *quoter) value(n *sexp.Node, depth int) (value.Value, error) {
 	if depth > maxNesting {
 		return nil, errorf(n.Pos, KindDepth, "expression nesting too deep (more than %d levels)", maxNesting)
 	}
 	if n.Kind != sexp.List {
-		return nodeValue(n), nil
+		return q.atom(n), nil
 	}
 	if len(n.Items) == 0 {
 		return value.List(nil), nil
 	}
 	l := make(value.List, len(n.Items))
 	for i, item := range n.Items {
-		v, err := quotedValue(item, depth+1)
+		if item.Kind != sexp.List {
+			l[i] = q.atom(item)
+			continue
+		}
+		v, err := q.value(item, depth+1)
 		if err != nil {
 			return nil, err
 		}
 		l[i] = v
 	}
 	return l, nil
+}
+
+// maxSharedSymbols bounds the symbols a quoter remembers, so that a datum
+// of millions of distinct symbols does not also build a map of them.
+const maxSharedSymbols = 4096
+
+// atom converts an atom node, sharing the value of a symbol met before.
+func (q *quoter) atom(n *sexp.Node) value.Value {
+	if n.Kind != sexp.Symbol {
+		return nodeValue(n)
+	}
+	if v, ok := q.symbols[n.Str]; ok {
+		return v
+	}
+	v := value.Value(value.Symbol(n.Str))
+	if q.symbols == nil {
+		q.symbols = make(map[string]value.Value)
+	}
+	if len(q.symbols) < maxSharedSymbols {
+		q.symbols[n.Str] = v
+	}
+	return v
 }
 
 // datum converts a node to a value for messages that quote source syntax.

@@ -334,7 +334,7 @@ func defatomHistory(tmpl *templates.Template, c *sexp.Node, args []*sexp.Node) e
 		switch k {
 		case "use_session_history", "record_in_session_history":
 			if v.Kind != sexp.Bool {
-				return errorf(v.Pos, KindValue, "invalid value %s for %s: expected true or false", v.Raw, k)
+				return errorf(v.Pos, KindValue, "invalid value %s for %s: expected true or false", v.Raw(), k)
 			}
 			b := v.Bool
 			if k == "use_session_history" {
@@ -344,7 +344,7 @@ func defatomHistory(tmpl *templates.Template, c *sexp.Node, args []*sexp.Node) e
 			}
 		case "history_turns_to_include":
 			if v.Kind != sexp.Int || v.Int < 1 {
-				return errorf(v.Pos, KindValue, "invalid value %s for history_turns_to_include: expected an integer >= 1", v.Raw)
+				return errorf(v.Pos, KindValue, "invalid value %s for history_turns_to_include: expected an integer >= 1", v.Raw())
 			}
 			n := int(v.Int)
 			tmpl.History.HistoryTurnsToInclude = &n

@@ -506,7 +506,7 @@ func bindTarget(n *sexp.Node, form string) (string, *Error) {
 		}
 		return n.Str, nil
 	case sexp.Bool, sexp.Nil:
-		return "", errorf(n.Pos, KindValue, "cannot bind '%s'", n.Raw)
+		return "", errorf(n.Pos, KindValue, "cannot bind '%s'", n.Raw())
 	}
 	return "", errorf(n.Pos, KindType, "'%s' first argument must be a symbol, got %s.", form, n.Kind)
 }

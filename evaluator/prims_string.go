@@ -214,14 +214,14 @@ func parseNumber(text string) value.Value {
 		return value.Null{}
 	}
 	forms, err := sexp.ParseString("", text)
-	if err != nil || len(forms) != 1 || forms[0].Raw != text {
+	if err != nil || len(forms) != 1 || forms[0].Raw() != text {
 		return value.Null{}
 	}
 	switch n := forms[0]; n.Kind {
 	case sexp.Int:
 		return value.Int(n.Int)
 	case sexp.Float:
-		return value.Float(n.Float)
+		return value.Float(n.Float())
 	}
 	return value.Null{}
 }

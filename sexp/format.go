@@ -100,7 +100,7 @@ func lineEnd(text string, forms []*Node) string {
 				}
 				prev = n.Pos.Off + 1 // after the ( or the '
 				if n.Kind != List {
-					prev = n.End
+					prev = n.End()
 				}
 				if n.Kind == List && n.Quoted && len(n.Items) == 2 {
 					top.next = 1 // the datum; the head is the ' itself
@@ -112,10 +112,10 @@ func lineEnd(text string, forms []*Node) string {
 				continue
 			}
 			if n.Kind == List && !(n.Quoted && len(n.Items) == 2) {
-				if eol, ok := gapEnd(n.End - 1); ok { // before the )
+				if eol, ok := gapEnd(n.End() - 1); ok { // before the )
 					return eol
 				}
-				prev = n.End
+				prev = n.End()
 			}
 			stack = stack[:len(stack)-1]
 		}
@@ -169,8 +169,8 @@ func (f *formatter) elements(nodes []*Node, from, to int) []element {
 	}
 	for _, n := range nodes {
 		addComments(n.Pos.Off)
-		add(element{node: n, end: n.End}, n.Pos.Off)
-		for ci < len(f.comments) && f.comments[ci].Pos.Off < n.End {
+		add(element{node: n, end: n.End()}, n.Pos.Off)
+		for ci < len(f.comments) && f.comments[ci].Pos.Off < n.End() {
 			ci++ // a comment inside n belongs to n
 		}
 	}
@@ -220,7 +220,7 @@ func (f *formatter) list(n *Node, depth, suffix int) error {
 		f.flat(n)
 		return nil
 	}
-	elems := f.elements(n.Items, n.Pos.Off+1, n.End-1)
+	elems := f.elements(n.Items, n.Pos.Off+1, n.End()-1)
 	onFirstLine, indent := 1, start+1
 	if len(n.Items) > 0 && n.Items[0].Kind == Symbol {
 		onFirstLine, indent = 1+firstLineArgs[n.Items[0].Str], start+2
@@ -278,7 +278,7 @@ func (f *formatter) quote(n *Node, depth, suffix int) error {
 // fitsOnLine reports whether n can be written on one line in avail columns:
 // it holds no comment and no line break and is not wider than avail.
 func (f *formatter) fitsOnLine(n *Node, avail int) bool {
-	return avail >= 0 && !f.hasComment(n.Pos.Off, n.End) && flatWidth(n, avail) <= avail
+	return avail >= 0 && !f.hasComment(n.Pos.Off, n.End()) && flatWidth(n, avail) <= avail
 }
 
 // hasComment reports whether a comment starts between offsets from and to.
@@ -342,12 +342,12 @@ func (f *formatter) flat(n *Node) {
 // text gets its canonical text.
 func atomText(n *Node) string {
 	switch {
-	case n.Raw == "":
+	case n.Raw() == "":
 		return n.String()
-	case n.Kind == Symbol && endsWithLoneBackslash(n.Raw):
-		return n.Raw + "\\"
+	case n.Kind == Symbol && endsWithLoneBackslash(n.Raw()):
+		return n.Raw() + "\\"
 	}
-	return n.Raw
+	return n.Raw()
 }
 
 // endsWithLoneBackslash reports whether the last backslash of an atom's text

@@ -31,7 +31,7 @@ func describeTo(b *strings.Builder, n *Node) {
 	case Int:
 		b.WriteString("int:" + strconv.FormatInt(n.Int, 10))
 	case Float:
-		b.WriteString("float:" + FormatFloat(n.Float))
+		b.WriteString("float:" + FormatFloat(n.Float()))
 	case Bool:
 		b.WriteString("bool:" + strconv.FormatBool(n.Bool))
 	case Nil:
@@ -109,7 +109,7 @@ func sameTree(a, b []*Node, values bool) bool {
 				return false
 			}
 		case Float:
-			if math.Float64bits(p.a.Float) != math.Float64bits(p.b.Float) {
+			if math.Float64bits(p.a.Float()) != math.Float64bits(p.b.Float()) {
 				return false
 			}
 		case Bool:
@@ -136,7 +136,7 @@ func sameTree(a, b []*Node, values bool) bool {
 // place: a backslash after a lone backslash that ended the text, none before
 // a byte-order mark at the start of the output.
 func sourceText(n *Node) string {
-	raw := n.Raw
+	raw := n.Raw()
 	if n.Kind == Symbol && endsWithLoneBackslash(raw) {
 		raw += `\`
 	}

@@ -37,6 +37,7 @@ const (
 	msgUnterminated   = "unterminated string"
 	msgQuoteNoDatum   = "quote (') must be followed by a datum"
 	msgInvalidUTF8    = "invalid UTF-8 encoding"
+	msgTooLarge       = "source text too large (more than 4 GiB)"
 	msgTooDeep        = "nesting too deep (more than 100000 levels)"
 )
 

@@ -209,7 +209,7 @@ func appendAtom(dst []byte, n *Node) []byte {
 	case Int:
 		return strconv.AppendInt(dst, n.Int, 10)
 	case Float:
-		return AppendFloat(dst, n.Float)
+		return AppendFloat(dst, n.Float())
 	case Bool:
 		return strconv.AppendBool(dst, n.Bool)
 	case Nil, List:

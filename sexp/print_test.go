@@ -207,7 +207,7 @@ func checkFloatReadsBack(t *testing.T, f float64) {
 	t.Helper()
 	text := FormatFloat(f)
 	forms, err := ParseString("t", text)
-	if err != nil || forms[0].Kind != Float || math.Float64bits(forms[0].Float) != math.Float64bits(f) {
+	if err != nil || forms[0].Kind != Float || math.Float64bits(forms[0].Float()) != math.Float64bits(f) {
 		t.Errorf("FormatFloat(%v) = %q does not read back (err %v)", f, text, err)
 	}
 	if i := strings.IndexAny(text, "eE"); i >= 0 && (text[i+2] == '0') {

@@ -1,5 +1,7 @@
 package sexp
 
+import "math"
+
 // Mode selects optional behaviour of ParseFile.
 type Mode uint
 
@@ -66,6 +68,10 @@ func ParseFile(src *Source, mode Mode) (*File, error) {
 func ParseAll(src *Source, mode Mode) (*File, ErrorList) {
 	if src == nil {
 		src = &Source{}
+	}
+	if uint64(len(src.Text)) > math.MaxUint32 {
+		// Node offsets are 32 bits.
+		return nil, ErrorList{{Pos: Pos{Src: src}, Msg: msgTooLarge}}
 	}
 	p := newParser(src, mode)
 	forms := p.parse()
@@ -185,12 +191,12 @@ func (p *parser) complete(n int) int {
 func (p *parser) quoted(open, d int) int {
 	pos := Pos{Src: p.lx.src, Off: open}
 	head, _ := p.alloc.node()
-	head.Kind, head.Pos, head.End, head.Str, head.Raw = Symbol, pos, open+1, "quote", "'"
+	head.Kind, head.Pos, head.end, head.Str = Symbol, pos, uint32(open+1), "quote"
 	datum := p.alloc.at(d)
 	items := p.alloc.items(2)
 	items[0], items[1] = head, datum
 	n, i := p.alloc.node()
-	n.Kind, n.Pos, n.End, n.Items, n.Quoted = List, pos, datum.End, items, true
+	n.Kind, n.Pos, n.end, n.Items, n.Quoted = List, pos, datum.end, items, true
 	return i
 }
 
@@ -223,7 +229,7 @@ func (p *parser) closeList() int {
 		p.items = p.items[:top.first]
 	}
 	lx.off++
-	n.Kind, n.Pos, n.End = List, Pos{Src: lx.src, Off: top.open}, lx.off
+	n.Kind, n.Pos, n.end = List, Pos{Src: lx.src, Off: top.open}, uint32(lx.off)
 	return i
 }
 
@@ -236,7 +242,7 @@ func (p *parser) readString() int {
 		return none
 	}
 	n, i := p.alloc.node()
-	n.Kind, n.Pos, n.End, n.Str, n.Raw = String, Pos{Src: lx.src, Off: start}, lx.off, value, lx.text[start:lx.off]
+	n.Kind, n.Pos, n.end, n.Str = String, Pos{Src: lx.src, Off: start}, uint32(lx.off), value
 	return i
 }
 
@@ -246,7 +252,7 @@ func (p *parser) readAtom() int {
 	start := lx.off
 	raw, escaped, _ := lx.scanAtom()
 	n, i := p.alloc.node()
-	n.Pos, n.End, n.Raw = Pos{Src: lx.src, Off: start}, lx.off, raw
+	n.Pos, n.end = Pos{Src: lx.src, Off: start}, uint32(lx.off)
 	if escaped {
 		n.Kind, n.Str = Symbol, unescapeAtom(raw)
 		return i
@@ -262,7 +268,7 @@ func (p *parser) readAtom() int {
 	case Int:
 		n.Int = iv
 	case Float:
-		n.Float = fv
+		n.Int = int64(math.Float64bits(fv))
 	case Bool:
 		n.Bool = raw == "true"
 	}

@@ -2,6 +2,7 @@ package sexp
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -100,7 +101,7 @@ func TestParseStrings(t *testing.T) {
 		got := struct {
 			Kind     Kind
 			Str, Raw string
-		}{n.Kind, n.Str, n.Raw}
+		}{n.Kind, n.Str, n.Raw()}
 		want := got
 		want.Kind, want.Str, want.Raw = String, tt.want, tt.in
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -195,12 +196,20 @@ func TestParseAtoms(t *testing.T) {
 			continue
 		}
 		n := forms[0]
-		got := atom{n.Kind, n.Str, n.Int, n.Float, n.Bool}
+		iv := n.Int
+		if n.Kind == Float {
+			// A float's Int holds its bits; Float() reads them.
+			if iv != int64(math.Float64bits(n.Float())) {
+				t.Errorf("ParseString(%q).Int = %d, not the bits of %v", tt.in, iv, n.Float())
+			}
+			iv = 0
+		}
+		got := atom{n.Kind, n.Str, iv, n.Float(), n.Bool}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("ParseString(%q) mismatch (-want +got):\n%s", tt.in, diff)
 		}
-		if n.Raw != tt.in {
-			t.Errorf("ParseString(%q).Raw = %q", tt.in, n.Raw)
+		if n.Raw() != tt.in {
+			t.Errorf("ParseString(%q).Raw = %q", tt.in, n.Raw())
 		}
 	}
 }
@@ -210,8 +219,8 @@ func TestParseNegativeZeroFloat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := forms[0]; f.Kind != Float || !isNegZero(f.Float) {
-		t.Errorf("-0.0 read as %s %v, want float -0", f.Kind, f.Float)
+	if f := forms[0]; f.Kind != Float || !isNegZero(f.Float()) {
+		t.Errorf("-0.0 read as %s %v, want float -0", f.Kind, f.Float())
 	}
 	if i := forms[1]; i.Kind != Int || i.Int != 0 {
 		t.Errorf("-0 read as %s %v, want int 0", i.Kind, i.Int)
@@ -319,7 +328,7 @@ func TestParsePositions(t *testing.T) {
 	var got []span
 	var walk func(n *Node)
 	walk = func(n *Node) {
-		got = append(got, span{n.Kind, lc(n.Pos.Off), lc(n.End), n.Raw, n.Quoted})
+		got = append(got, span{n.Kind, lc(n.Pos.Off), lc(n.End()), n.Raw(), n.Quoted})
 		for _, it := range n.Items {
 			walk(it)
 		}
@@ -486,8 +495,8 @@ func TestParseEmptyListAndNil(t *testing.T) {
 	if n := forms[0]; n.Kind != List || n.Items != nil || n.Quoted {
 		t.Errorf("() read as %s with items %v", n.Kind, n.Items)
 	}
-	if n := forms[1]; n.Kind != Nil || n.Raw != "nil" {
-		t.Errorf("nil read as %s %q", n.Kind, n.Raw)
+	if n := forms[1]; n.Kind != Nil || n.Raw() != "nil" {
+		t.Errorf("nil read as %s %q", n.Kind, n.Raw())
 	}
 	if n := forms[2]; n.Kind != List || len(n.Items) != 1 || n.Items[0].Kind != Nil {
 		t.Errorf("(nil) read as %s", describe(n))

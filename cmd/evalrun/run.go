@@ -39,14 +39,25 @@ func (a *app) readSources(files []string) (srcs []*sexp.Source, ok bool) {
 
 // readFile reads a named file, or standard input for "-".
 func (a *app) readFile(name string) (string, error) {
-	var data []byte
-	var err error
 	if name == "-" {
-		data, err = io.ReadAll(a.stdin)
-	} else {
-		data, err = os.ReadFile(name)
+		data, err := io.ReadAll(a.stdin)
+		return string(data), err
 	}
-	return string(data), err
+	// Read straight into the string's memory, sized from the file, so a
+	// large workflow is held once rather than as bytes and then a copy.
+	f, err := os.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		b.Grow(int(fi.Size()) + 1) // +1: no regrowth to see the end of file
+	}
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 // reason returns the part of a file error that says what went wrong, without
@@ -127,7 +138,15 @@ func (a *app) runFiles(files []string, flags evalFlags, resume string) int {
 // sourceText is the text of the sources, concatenated: what the journal
 // hashes.
 func sourceText(srcs []*sexp.Source) string {
+	if len(srcs) == 1 {
+		return srcs[0].Text // no copy of a large file
+	}
+	n := 0
+	for _, s := range srcs {
+		n += len(s.Text)
+	}
 	var b strings.Builder
+	b.Grow(n)
 	for _, s := range srcs {
 		b.WriteString(s.Text)
 	}

@@ -47,7 +47,7 @@ func checkSetKey(key string) error {
 		return fmt.Errorf("the key %q is not a symbol", key)
 	}
 	n := forms[0]
-	if n.Kind != sexp.Symbol || n.Str != key || n.Raw != key {
+	if n.Kind != sexp.Symbol || n.Str != key || n.Raw() != key {
 		return fmt.Errorf("the key %q is not a symbol", key)
 	}
 	if strings.HasPrefix(key, ":") {

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Process-level benchmarks of large data in a workflow: `evalrun run` on a
+// file holding a 10 MB quoted datum, and on one holding a 10 MB string
+// literal. Each reports the wall time of the whole process (ms/op), its
+// peak resident set (peak-MB, from the child's rusage) and that peak as a
+// multiple of the file's size (rss-x-input), and its CPU time, user and
+// system (cpu-ms), which a loaded machine disturbs less than wall time.
+
+// bigDatumSize is the size of the generated workflow files.
+const bigDatumSize = 10 << 20
+
+// bigDatumProgram returns a program of about size bytes that binds a quoted
+// list of nested lists of symbols, ints and strings and prints its length,
+// and that length.
+func bigDatumProgram(size int) (text string, length int) {
+	var b strings.Builder
+	b.Grow(size + 256)
+	b.WriteString("(define data '(\n")
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "  (item-%d %d \"name %d\" (tag-%d %d (x y z)) (1.5 true nil))\n", i%97, i, i, i%13, i*7)
+		length++
+	}
+	b.WriteString("))\n(length data)\n")
+	return b.String(), length
+}
+
+// bigStringProgram returns a program of about size bytes that binds one
+// string literal and prints its length, and that length.
+func bigStringProgram(size int) (text string, length int) {
+	body := strings.Repeat("lorem ipsum dolor sit amet, \\\"quoted\\\" text\\n", size/46)
+	length = (size / 46) * len("lorem ipsum dolor sit amet, \"quoted\" text\n")
+	return "(define s \"" + body + "\")\n(string-length s)\n", length
+}
+
+// runMeasured runs exe with args in dir and returns its stdout, wall time,
+// CPU time and peak resident set in bytes; a non-zero exit fails the
+// benchmark.
+func runMeasured(b *testing.B, dir string, env []string, exe string, args ...string) (out string, wall, cpu time.Duration, peak int64) {
+	cmd := exec.Command(exe, args...)
+	cmd.Dir, cmd.Env = dir, env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("evalrun %s: %v\n%s", strings.Join(args, " "), err, &stderr)
+	}
+	wall = time.Since(start)
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		b.Fatal("no rusage for the child process")
+	}
+	cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return stdout.String(), wall, cpu, int64(ru.Maxrss) * 1024 // Linux reports KiB
+}
+
+// benchBigProgram runs `evalrun run big.sexp` on text and checks that it
+// prints want.
+func benchBigProgram(b *testing.B, text string, want int) {
+	exe := buildEvalrun(b)
+	dir, env := benchProject(b, "")
+	file := filepath.Join(dir, "big.sexp")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var wall, cpu time.Duration
+	var peak int64
+	b.ResetTimer()
+	for b.Loop() {
+		out, w, c, rss := runMeasured(b, dir, env, exe, "run", "big.sexp")
+		if out != strconv.Itoa(want)+"\n" {
+			b.Fatalf("output %q, want %d", out, want)
+		}
+		wall, cpu = wall+w, cpu+c
+		peak = max(peak, rss)
+	}
+	b.ReportMetric(float64(wall.Microseconds())/1000/float64(b.N), "ms/op")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
+	b.ReportMetric(float64(peak)/float64(len(text)), "rss-x-input")
+	b.ReportMetric(float64(len(text))/(1<<20), "input-MB")
+}
+
+// BenchmarkRunBigDatum measures `evalrun run` on a 10 MB quoted datum
+// (target: peak RSS ≤ 10× the input).
+func BenchmarkRunBigDatum(b *testing.B) {
+	text, n := bigDatumProgram(bigDatumSize)
+	benchBigProgram(b, text, n)
+}
+
+// BenchmarkRunBigString measures `evalrun run` on a 10 MB string literal.
+func BenchmarkRunBigString(b *testing.B) {
+	text, n := bigStringProgram(bigDatumSize)
+	benchBigProgram(b, text, n)
+}
+
+// BenchmarkRunBigDatumInProcess runs the quoted-datum program through the
+// command's own entry point in this process, for go test -memprofile.
+func BenchmarkRunBigDatumInProcess(b *testing.B) {
+	text, n := bigDatumProgram(bigDatumSize)
+	dir, _ := benchProject(b, "")
+	b.Chdir(dir)
+	if err := os.WriteFile("big.sexp", []byte(text), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	home := b.TempDir()
+	env := map[string]string{"HOME": home, "EVALRUN_HOME": filepath.Join(home, ".evalrun")}
+	for b.Loop() {
+		var stdout, stderr bytes.Buffer
+		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: withCeiling(func(k string) string { return env[k] })}
+		if code := a.main([]string{"run", "big.sexp"}); code != exitOK || stdout.String() != strconv.Itoa(n)+"\n" {
+			b.Fatalf("exit %d, stdout %q, stderr %q", code, &stdout, &stderr)
+		}
+	}
+}
