@@ -1,0 +1,300 @@
+package temporal_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/temporal"
+	"github.com/evalrun/evalrun/value"
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/log"
+	sdktemporal "go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// runLocal evaluates src in this process, as `evalrun run` does.
+func runLocal(t *testing.T, f *fakeTasks, src string) string {
+	t.Helper()
+	in := evaluator.New(evaluator.Options{Tasks: f})
+	v, err := in.EvalString(context.Background(), "wf.sexp", src)
+	if err != nil {
+		t.Fatalf("local run: %v", err)
+	}
+	return v.String()
+}
+
+// newEnv returns a test workflow environment with the workflow and the
+// activities registered over f.
+func newEnv(t *testing.T, f *fakeTasks) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(30 * time.Second)
+	temporal.Register(env, f)
+	return env
+}
+
+// runWorkflow evaluates src as the evalrun.Run workflow and returns its
+// printed value or its error.
+func runWorkflow(t *testing.T, env *testsuite.TestWorkflowEnvironment, in temporal.RunInput) (string, error) {
+	t.Helper()
+	env.ExecuteWorkflow(temporal.WorkflowName, in)
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		return "", err
+	}
+	var out temporal.RunOutput
+	if err := env.GetWorkflowResult(&out); err != nil {
+		t.Fatal(err)
+	}
+	v, err := temporal.Decode(out.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.String(), nil
+}
+
+func source(text string) []temporal.Source {
+	return []temporal.Source{{Name: "wf.sexp", Text: text}}
+}
+
+// TestSameValueAsLocal runs sequential, nested and parallel task calls,
+// tool calls and get-context both locally and as a workflow.
+func TestSameValueAsLocal(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"sequential", `(list (get-field (greet (name "a")) "content") (get-field (greet (name "b")) "content"))`,
+			`("Hello a" "Hello b")`},
+		{"nested", `(get-field (greet (name (get-field (greet (name "x")) "content"))) "content")`,
+			`"Hello Hello x"`},
+		{"parallel-map", `(parallel-map (lambda (n) (get-field (greet (name n)) "content")) (list "a" "b" "c" "d"))`,
+			`("Hello a" "Hello b" "Hello c" "Hello d")`},
+		{"parallel", `(parallel (get-field (greet (name "p")) "content") (+ 1 2) (get-field (upper (text "q")) "content"))`,
+			`("Hello p" 3 "Q")`},
+		{"task result value", `(greet (name "r"))`, `#<TaskResult COMPLETE "Hello r">`},
+		{"failed result", `(let ((r (fail))) (list (get-field r "status") (get-field (get-field (get-field r "notes") "error") "reason")))`,
+			`("FAILED" "llm_error")`},
+		{"get-context", `(get-field (get-context "auth") "summary")`, `"found for auth"`},
+		{"positional", `(map (lambda (r) (get-field r "content")) (map greet (list "m" "n")))`, `("Hello m" "Hello n")`},
+		{"values", `(list 1 1.5 'sym "s" (dict "b" 1 "a" (list true null)))`, `(1 1.5 sym "s" (dict "b" 1 "a" (true null)))`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			local := runLocal(t, newFake(), c.src)
+			if local != c.want {
+				t.Fatalf("local run = %s, want %s", local, c.want)
+			}
+			f := newFake()
+			got, err := runWorkflow(t, newEnv(t, f), temporal.RunInput{Sources: source(c.src)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != local {
+				t.Fatalf("workflow = %s, local = %s", got, local)
+			}
+		})
+	}
+}
+
+func TestInputsAndSeveralSources(t *testing.T) {
+	x, err := temporal.Encode(value.String("Ada"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := temporal.RunInput{
+		Sources: []temporal.Source{{Name: "a.sexp", Text: `(define (hi n) (get-field (greet (name n)) "content"))`}, {Name: "b.sexp", Text: `(hi who)`}},
+		Inputs:  []temporal.NamedInput{{Name: "who", Value: x}},
+	}
+	got, err := runWorkflow(t, newEnv(t, newFake()), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != `"Hello Ada"` {
+		t.Fatalf("got %s", got)
+	}
+}
+
+// TestConcurrencyLimit: limits.concurrency bounds the calls running at once
+// across the workflow, as the local semaphore does.
+func TestConcurrencyLimit(t *testing.T) {
+	f := newFake()
+	f.delay = 100 * time.Millisecond
+	src := `(length (parallel-map (lambda (n) (slow (n n))) (range 6)))`
+	got, err := runWorkflow(t, newEnv(t, f), temporal.RunInput{Sources: source(src), Limits: evaluator.Limits{Concurrency: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "6" {
+		t.Fatalf("got %s", got)
+	}
+	if m := f.maxActive.Load(); m != 2 {
+		t.Fatalf("at most %d calls ran at once, want 2", m)
+	}
+}
+
+// TestEvaluationError: an evaluation error fails the workflow with its kind,
+// message and display (position, source line, caret).
+func TestEvaluationError(t *testing.T) {
+	_, err := runWorkflow(t, newEnv(t, newFake()), temporal.RunInput{Sources: source("(greet (name \"a\"))\n(+ 1 \"x\")")})
+	ee := evaluationError(t, err)
+	if ee.Kind != "type" || ee.Message != "wf.sexp:2:6: '+' argument 2 must be a number, got string." {
+		t.Fatalf("got %+v", ee)
+	}
+	local, lerr := evaluator.New(evaluator.Options{Tasks: newFake()}).EvalString(context.Background(), "wf.sexp", "(greet (name \"a\"))\n(+ 1 \"x\")")
+	var le *evaluator.Error
+	if local != nil || !errors.As(lerr, &le) || le.Display() != ee.Display {
+		t.Fatalf("display %q, local %q", ee.Display, le.Display())
+	}
+}
+
+func evaluationError(t *testing.T, err error) temporal.EvaluationError {
+	t.Helper()
+	var app *sdktemporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != temporal.EvaluationErrorType {
+		t.Fatalf("want an %s, got %v", temporal.EvaluationErrorType, err)
+	}
+	var ee temporal.EvaluationError
+	if err := app.Details(&ee); err != nil {
+		t.Fatal(err)
+	}
+	return ee
+}
+
+func TestDefatomRefused(t *testing.T) {
+	_, err := runWorkflow(t, newEnv(t, newFake()), temporal.RunInput{Sources: source(`(defatom hi (instructions "hi"))`)})
+	ee := evaluationError(t, err)
+	if !strings.Contains(ee.Message, "defatom 'hi': templates cannot be defined inside a Temporal run yet") {
+		t.Fatalf("got %+v", ee)
+	}
+}
+
+// TestActivityRetries: a call whose worker fails is started again, up to
+// the attempts of the retry policy; then it is a FAILED result.
+func TestActivityRetries(t *testing.T) {
+	for _, c := range []struct {
+		attempts int
+		want     string
+	}{
+		{3, `("COMPLETE" "Hello a")`},
+		{2, `("FAILED" "worker lost")`},
+	} {
+		env := newEnv(t, newFake())
+		tries := 0
+		env.OnActivity(temporal.TaskActivityName, mock.Anything, mock.Anything).Return(
+			func(ctx context.Context, in temporal.TaskInput) (temporal.Value, error) {
+				tries++
+				if tries < 3 {
+					return temporal.Value{}, errors.New("worker lost")
+				}
+				return temporal.Encode(complete("Hello a"))
+			})
+		src := `(let ((r (greet (name "a")))) (list (get-field r "status") (get-field r "content")))`
+		got, err := runWorkflow(t, env, temporal.RunInput{Sources: source(src), Calls: temporal.CallOptions{Attempts: c.attempts}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want || tries != c.attempts {
+			t.Fatalf("attempts %d: got %s after %d tries", c.attempts, got, tries)
+		}
+	}
+}
+
+func TestRetryPolicy(t *testing.T) {
+	p := temporal.CallOptions{Attempts: 5}.RetryPolicy()
+	if p.InitialInterval != time.Second || p.BackoffCoefficient != 2 || p.MaximumInterval != 30*time.Second || p.MaximumAttempts != 5 {
+		t.Fatalf("policy %+v", p)
+	}
+	if d := (temporal.CallOptions{}).RetryPolicy().MaximumAttempts; d != 3 {
+		t.Fatalf("default attempts %d", d)
+	}
+}
+
+// TestCallTimeout: a call that outlives its start-to-close timeout is a
+// FAILED result with reason execution_timeout.
+func TestCallTimeout(t *testing.T) {
+	f := newFake()
+	f.delay = 10 * time.Second
+	src := `(let ((r (slow (n 1)))) (list (get-field r "status") (get-field (get-field (get-field r "notes") "error") "reason")))`
+	got, err := runWorkflow(t, newEnv(t, f), temporal.RunInput{Sources: source(src),
+		Calls: temporal.CallOptions{Attempts: 1, Timeout: 200 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != `("FAILED" "execution_timeout")` {
+		t.Fatalf("got %s", got)
+	}
+}
+
+// TestCancellation: cancelling the workflow cancels the running calls and
+// ends the evaluation with a cancelled error.
+func TestCancellation(t *testing.T) {
+	f := newFake()
+	f.delay = 20 * time.Second
+	env := newEnv(t, f)
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Second)
+	src := `(parallel-map (lambda (n) (slow (n n))) (list 1 2))`
+	_, err := runWorkflow(t, env, temporal.RunInput{Sources: source(src), Calls: temporal.CallOptions{Heartbeat: 2 * time.Second}})
+	ee := evaluationError(t, err)
+	if ee.Kind != "cancelled" || ee.Message != "wf.sexp:1:27: interrupted" {
+		t.Fatalf("got %+v", ee)
+	}
+	// The test environment answers the cancelled activities at once; the
+	// calls' contexts are cancelled by their next heartbeat, as on a server.
+	deadline := time.Now().Add(10 * time.Second)
+	for f.cancelled.Load() < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := f.cancelled.Load(); n != 2 {
+		t.Fatalf("%d calls saw the cancellation, want 2", n)
+	}
+}
+
+// TestPayloadLimit: a result over the limit becomes a FAILED result that
+// names the limit.
+func TestPayloadLimit(t *testing.T) {
+	src := `(let ((r (big))) (list (get-field r "status") (get-field r "content")))`
+	got, err := runWorkflow(t, newEnv(t, newFake()), temporal.RunInput{Sources: source(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `("FAILED" "result of task 'big' is 3145827 bytes encoded, over Temporal's payload limit of 2097152 bytes")`
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	big := `(get-field (greet (name (let ((s "ab")) (loop 20 (set! s (string-append s s))) s))) "content")`
+	got, err = runWorkflow(t, newEnv(t, newFake()), temporal.RunInput{Sources: source(big)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"input of task 'greet' is 2097522 bytes encoded, over Temporal's payload limit of 2097152 bytes"`; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestCodecRoundTrip(t *testing.T) {
+	d := value.NewDict(2)
+	d.Set("z", value.Int(-3))
+	d.Set("a", value.Float(2))
+	r := &value.TaskResult{Status: "COMPLETE", Content: "c", Parsed: d, Notes: value.NewDict(0)}
+	for _, v := range []value.Value{value.Null{}, value.Bool(false), value.Int(1 << 60), value.Float(0.1), value.String("é\n"), value.Symbol(":k"), value.List(nil), value.List{d, r}} {
+		x, err := temporal.Encode(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := temporal.Decode(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.String() != v.String() || back.Type() != v.Type() {
+			t.Fatalf("%s came back as %s (%s)", v, back, back.Type())
+		}
+	}
+}
