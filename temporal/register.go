@@ -6,11 +6,22 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
+// WorkflowRegistrar registers workflows: a worker, a test environment or
+// a worker.WorkflowReplayer.
+type WorkflowRegistrar interface {
+	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
+}
+
+// ActivityRegistrar registers activities: a worker or a test environment.
+type ActivityRegistrar interface {
+	RegisterActivityWithOptions(a any, options activity.RegisterOptions)
+}
+
 // Registrar is what Register needs of a worker (worker.Worker and the test
 // environments of go.temporal.io/sdk/testsuite implement it).
 type Registrar interface {
-	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
-	RegisterActivityWithOptions(a any, options activity.RegisterOptions)
+	WorkflowRegistrar
+	ActivityRegistrar
 }
 
 // Register registers the evalrun.Run workflow and the call activities on r,
@@ -21,14 +32,14 @@ func Register(r Registrar, tasks evaluator.Tasks) {
 }
 
 // RegisterWorkflow registers only the workflow, whose registry is tasks.
-func RegisterWorkflow(r Registrar, tasks evaluator.Tasks) {
+func RegisterWorkflow(r WorkflowRegistrar, tasks evaluator.Tasks) {
 	w := &Workflow{Registry: tasks}
 	r.RegisterWorkflowWithOptions(w.Run, workflow.RegisterOptions{Name: WorkflowName})
 }
 
 // RegisterActivities registers only the call activities (a worker started
 // with --activities-only).
-func RegisterActivities(r Registrar, a *Activities) {
+func RegisterActivities(r ActivityRegistrar, a *Activities) {
 	r.RegisterActivityWithOptions(a.Task, activity.RegisterOptions{Name: TaskActivityName})
 	r.RegisterActivityWithOptions(a.Tool, activity.RegisterOptions{Name: ToolActivityName})
 	r.RegisterActivityWithOptions(a.GetContext, activity.RegisterOptions{Name: ContextActivityName})
