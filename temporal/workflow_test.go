@@ -31,7 +31,7 @@ func runLocal(t *testing.T, f *fakeTasks, src string) string {
 
 // newEnv returns a test workflow environment with the workflow and the
 // activities registered over f.
-func newEnv(t *testing.T, f *fakeTasks) *testsuite.TestWorkflowEnvironment {
+func newEnv(t testing.TB, f *fakeTasks) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
