@@ -136,12 +136,18 @@ func (w *Workflow) Run(ctx workflow.Context, in RunInput) (RunOutput, error) {
 		}
 		interp.Define(n.Name, v)
 	}
-	var result value.Value = value.List(nil)
-	for _, s := range in.Sources {
+	// Every file is compiled before anything runs, as locally: a syntax
+	// error anywhere means no call is made.
+	progs := make([]*evaluator.Program, len(in.Sources))
+	for i, s := range in.Sources {
 		prog, err := evaluator.Compile(sexp.NewSource(s.Name, s.Text))
 		if err != nil {
 			return RunOutput{}, evaluationFailure(err)
 		}
+		progs[i] = prog
+	}
+	var result value.Value = value.List(nil)
+	for _, prog := range progs {
 		v, err := interp.Run(gctx, prog)
 		if err != nil {
 			return RunOutput{}, evaluationFailure(err)

@@ -27,6 +27,7 @@ type cli struct {
 	Roles     rolesCmd     `cmd:"" help:"List the configured roles."`
 	Contexts  contextsCmd  `cmd:"" help:"List the configured contexts."`
 	Doctor    doctorCmd    `cmd:"" help:"Check the configuration, providers, agents, roles, contexts, templates and databases."`
+	Worker    workerCmd    `cmd:"" help:"Run a Temporal worker for this project: it evaluates evalrun workflows and executes their calls."`
 }
 
 // evalFlags are the flags shared by run, eval, task and repl.
@@ -45,9 +46,11 @@ type evalFlags struct {
 
 // runCmd is "evalrun run FILE...".
 type runCmd struct {
-	evalFlags `embed:""`
-	Resume    string   `name:"resume" placeholder:"RUN" help:"Start a new run that resumes RUN (an id, a unique prefix or last) of the journal: its workflow (unless FILE is given) and --set values (unless new ones are given) are used again, and its completed task and tool calls are replayed instead of run."`
-	Files     []string `arg:"" optional:"" name:"file" sep:"none" help:"Workflow files, evaluated in order; - reads standard input. Optional with --resume."`
+	evalFlags     `embed:""`
+	temporalFlags `embed:""`
+	Detach        bool     `name:"detach" help:"With --temporal: print the workflow id and exit without following the run."`
+	Resume        string   `name:"resume" placeholder:"RUN" help:"Start a new run that resumes RUN (an id, a unique prefix or last) of the journal: its workflow (unless FILE is given) and --set values (unless new ones are given) are used again, and its completed task and tool calls are replayed instead of run."`
+	Files         []string `arg:"" optional:"" name:"file" sep:"none" help:"Workflow files, evaluated in order; - reads standard input. Optional with --resume."`
 }
 
 // evalCmd is "evalrun eval EXPR".
@@ -125,7 +128,16 @@ type contextCmd struct {
 }
 
 // Run implements "evalrun run".
-func (c *runCmd) Run(a *app) error { return exit(a.runFiles(c.Files, c.evalFlags, c.Resume)) }
+func (c *runCmd) Run(a *app) error {
+	if c.Temporal != "" {
+		return exit(a.runTemporal(c))
+	}
+	if c.Detach {
+		a.errorf("--detach needs --temporal HOST:PORT")
+		return exit(exitUsage)
+	}
+	return exit(a.runFiles(c.Files, c.evalFlags, c.Resume))
+}
 
 // Run implements "evalrun eval".
 func (c *evalCmd) Run(a *app) error { return exit(a.evalExpr(c.Expr, c.evalFlags)) }
