@@ -56,6 +56,8 @@ type TaskInput struct {
 	AmbientSummary string
 	// Seq numbers the workflow's task calls from 1 in evaluation order.
 	Seq int
+	// Defatom, when set, is the form that made the template in the run.
+	Defatom *DefatomSource `json:",omitempty"`
 }
 
 // ToolInput is one tool call.
@@ -183,7 +185,13 @@ func (in TaskInput) call(tasks evaluator.Tasks) (*evaluator.TaskCall, error) {
 		Name: in.Name, Files: in.Files, FilesGiven: in.FilesGiven,
 		Context: in.Context, History: in.History, AmbientSummary: in.AmbientSummary, Seq: in.Seq,
 	}
-	if t, ok := tasks.Lookup(in.Template); ok {
+	if in.Defatom != nil {
+		t, err := in.Defatom.template()
+		if err != nil {
+			return nil, fmt.Errorf("template '%s': %w", in.Template, err)
+		}
+		req.Template = t
+	} else if t, ok := tasks.Lookup(in.Template); ok {
 		req.Template = t
 	}
 	for _, n := range in.Named {

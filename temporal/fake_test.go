@@ -22,6 +22,7 @@ type fakeTasks struct {
 
 	mu        sync.Mutex
 	calls     map[string]int
+	defined   map[string]*templates.Template
 	active    atomic.Int64
 	maxActive atomic.Int64
 	cancelled atomic.Int64
@@ -29,7 +30,9 @@ type fakeTasks struct {
 
 var _ evaluator.Tasks = (*fakeTasks)(nil)
 
-func newFake() *fakeTasks { return &fakeTasks{calls: map[string]int{}} }
+func newFake() *fakeTasks {
+	return &fakeTasks{calls: map[string]int{}, defined: map[string]*templates.Template{}}
+}
 
 var fakeTemplates = map[string]*templates.Template{
 	"greet": {Name: "greet", Inputs: []templates.Input{{Name: "name", Type: "string", Required: true}}, InputsDeclared: true},
@@ -39,13 +42,23 @@ var fakeTemplates = map[string]*templates.Template{
 }
 
 func (f *fakeTasks) Lookup(name string) (*templates.Template, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if t, ok := f.defined[name]; ok {
+		return t, true
+	}
 	t, ok := fakeTemplates[name]
 	return t, ok
 }
 
 func (f *fakeTasks) HasTool(name string) bool { return name == "upper" }
 
-func (f *fakeTasks) Define(*templates.Template) error { return nil }
+func (f *fakeTasks) Define(t *templates.Template) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.defined[t.Name] = t
+	return nil
+}
 
 func (f *fakeTasks) Match(string) value.List { return nil }
 
@@ -99,7 +112,10 @@ func (f *fakeTasks) Execute(ctx context.Context, call *evaluator.TaskCall) *valu
 	case "big":
 		return complete(strings.Repeat("x", 3<<20))
 	}
-	return failedResult("unexpected_error", "unknown fake template")
+	// Any other template (made by defatom): where it was defined, its
+	// instructions and the name argument.
+	tm := call.Template
+	return complete(fmt.Sprintf("%s@%s:%d:%d %s name=%s", tm.Name, tm.Path, tm.Line, tm.Col, tm.Instructions, asText(args["name"])))
 }
 
 func (f *fakeTasks) CallTool(ctx context.Context, name string, params *value.Dict) *value.TaskResult {

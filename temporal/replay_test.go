@@ -38,6 +38,7 @@ type replayCase struct {
 var replayCases = []replayCase{
 	{"replay-sequential.json", `(list (get-field (greet (name "a")) "content") (get-field (greet (name "b")) "content"))`, []int{1, 1}},
 	{"replay-parallel-nested.json", `(parallel-map (lambda (n) (get-field (greet (name (get-field (greet (name n)) "content"))) "content")) (list "a" "b" "c"))`, []int{3, 3}},
+	{"replay-defatom.json", `(defatom hi (params (name string)) (instructions "Hi {{name}}")) (parallel-map (lambda (n) (get-field (hi (name n)) "content")) (list "a" "b"))`, []int{2}},
 	{"replay-tool-context.json", `(list (get-field (upper (text "x")) "content") (get-field (get-context "auth") "summary"))`, []int{1, 1}},
 }
 
@@ -52,7 +53,7 @@ func TestReplay(t *testing.T) {
 				record(t, c, path)
 			}
 			r := newReplayer(t)
-			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, path); err != nil {
+			if err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger(), path); err != nil {
 				t.Fatalf("replay of %s: %v", path, err)
 			}
 		})
@@ -79,7 +80,7 @@ func TestReplayDetectsChange(t *testing.T) {
 	if attrs.Input, err = converter.GetDefaultDataConverter().ToPayloads(in); err != nil {
 		t.Fatal(err)
 	}
-	err = newReplayer(t).ReplayWorkflowHistory(nil, h)
+	err = newReplayer(t).ReplayWorkflowHistory(quietLogger(), h)
 	if err == nil || !strings.Contains(err.Error(), "nondeterministic") {
 		t.Fatalf("replay of a changed program: %v, want a nondeterminism error", err)
 	}

@@ -139,8 +139,11 @@ func (w *Workflow) Run(ctx workflow.Context, in RunInput) (RunOutput, error) {
 	// Every file is compiled before anything runs, as locally: a syntax
 	// error anywhere means no call is made.
 	progs := make([]*evaluator.Program, len(in.Sources))
+	tasks.sources = make(map[string]*sexp.Source, len(in.Sources))
 	for i, s := range in.Sources {
-		prog, err := evaluator.Compile(sexp.NewSource(s.Name, s.Text))
+		src := sexp.NewSource(s.Name, s.Text)
+		tasks.sources[s.Name] = src
+		prog, err := evaluator.Compile(src)
 		if err != nil {
 			return RunOutput{}, evaluationFailure(err)
 		}
@@ -195,9 +198,16 @@ type workflowTasks struct {
 	registry evaluator.Tasks
 	opts     workflow.ActivityOptions
 	seq      int
+	// sources are the workflow's files by name; defined the templates
+	// made by defatom, by name.
+	sources map[string]*sexp.Source
+	defined map[string]*definedTemplate
 }
 
 func (t *workflowTasks) Lookup(name string) (*templates.Template, bool) {
+	if d, ok := t.defined[name]; ok {
+		return d.tmpl, true
+	}
 	return t.registry.Lookup(name)
 }
 
@@ -205,10 +215,24 @@ func (t *workflowTasks) HasTool(name string) bool { return t.registry.HasTool(na
 
 func (t *workflowTasks) Match(text string) value.List { return t.registry.Match(text) }
 
-// Define refuses defatom: a template made inside one workflow does not
-// exist on the workers that run its calls.
+// Define registers a defatom template for this run only: later calls
+// send its form along, and the worker rebuilds the template from it.
 func (t *workflowTasks) Define(tmpl *templates.Template) error {
-	return fmt.Errorf("defatom '%s': templates cannot be defined inside a Temporal run yet; put the template in .evalrun/templates", tmpl.Name)
+	d, err := defatomForm(t.sources, tmpl)
+	if err != nil {
+		return err
+	}
+	if t.defined == nil {
+		t.defined = map[string]*definedTemplate{}
+	}
+	t.defined[tmpl.Name] = &definedTemplate{tmpl: tmpl, src: d}
+	return nil
+}
+
+// definedTemplate is a template made by defatom in the run.
+type definedTemplate struct {
+	tmpl *templates.Template
+	src  DefatomSource
 }
 
 func (t *workflowTasks) Execute(ctx context.Context, call *evaluator.TaskCall) *value.TaskResult {
@@ -219,6 +243,10 @@ func (t *workflowTasks) Execute(ctx context.Context, call *evaluator.TaskCall) *
 	}
 	if call.Template != nil {
 		in.Template = call.Template.Name
+		if d, ok := t.defined[call.Template.Name]; ok && d.tmpl == call.Template {
+			src := d.src
+			in.Defatom = &src
+		}
 	}
 	what := fmt.Sprintf("task '%s'", call.Name)
 	var err error

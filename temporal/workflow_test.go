@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"strings"
 	"testing"
 	"time"
 
@@ -34,7 +33,7 @@ func runLocal(t *testing.T, f *fakeTasks, src string) string {
 func newEnv(t testing.TB, f *fakeTasks) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
-	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	s.SetLogger(quietLogger())
 	env := s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(30 * time.Second)
 	temporal.Register(env, f)
@@ -61,6 +60,11 @@ func runWorkflow(t *testing.T, env *testsuite.TestWorkflowEnvironment, in tempor
 		t.Fatal(err)
 	}
 	return v.String(), nil
+}
+
+// quietLogger discards the SDK's log lines.
+func quietLogger() log.Logger {
+	return log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
 func source(text string) []temporal.Source {
@@ -168,11 +172,21 @@ func evaluationError(t *testing.T, err error) temporal.EvaluationError {
 	return ee
 }
 
-func TestDefatomRefused(t *testing.T) {
-	_, err := runWorkflow(t, newEnv(t, newFake()), temporal.RunInput{Sources: source(`(defatom hi (instructions "hi"))`)})
-	ee := evaluationError(t, err)
-	if !strings.Contains(ee.Message, "defatom 'hi': templates cannot be defined inside a Temporal run yet") {
-		t.Fatalf("got %+v", ee)
+// TestDefatom: a template made by defatom in the run reaches the worker
+// with its definition, as the local run has it.
+func TestDefatom(t *testing.T) {
+	src := "(define x 1)\n  (defatom hi (params (name string)) (instructions \"Hi {{name}}\"))\n(list (get-field (hi (name \"z\")) \"content\") (map (lambda (n) (get-field (hi (name n)) \"status\")) (list \"a\" \"b\")))"
+	local := runLocal(t, newFake(), src)
+	want := `("hi@wf.sexp:2:3 Hi {{name}} name=z" ("COMPLETE" "COMPLETE"))`
+	if local != want {
+		t.Fatalf("local = %s\nwant    %s", local, want)
+	}
+	got, err := runWorkflow(t, newEnv(t, newFake()), temporal.RunInput{Sources: source(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != local {
+		t.Fatalf("workflow = %s\nlocal    = %s", got, local)
 	}
 }
 
