@@ -312,3 +312,39 @@ func TestCodecRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestRunTimeout: limits.timeout runs on the workflow clock and cancels the
+// running calls; the error is the local one.
+func TestRunTimeout(t *testing.T) {
+	f := newFake()
+	f.delay = time.Minute
+	src := `(progn (greet (name "a")) (slow (n 1)))`
+	_, err := runWorkflow(t, newEnv(t, f), temporal.RunInput{Sources: source(src), Limits: evaluator.Limits{Timeout: time.Second}})
+	ee := evaluationError(t, err)
+	if ee.Kind != "limit" || ee.Message != "wf.sexp:1:27: timeout exceeded (1s)" {
+		t.Fatalf("got %+v", ee)
+	}
+	if n := f.executions(`greet:"a"<nil>`); n != 1 {
+		t.Fatalf("greet ran %d times", n)
+	}
+}
+
+// TestFirstErrorCancelsBranches: an error in one parallel-map branch
+// cancels the others, as locally, and is the error of the form.
+func TestFirstErrorCancelsBranches(t *testing.T) {
+	src := `(parallel-map (lambda (n) (if (= n 2) (error "boom") (slow (n n)))) (list 1 2 3))`
+	local := newFake()
+	local.delay = time.Minute
+	_, lerr := evaluator.New(evaluator.Options{Tasks: local, Limits: evaluator.Limits{Concurrency: 1}}).EvalString(context.Background(), "wf.sexp", src)
+	var le *evaluator.Error
+	if !errors.As(lerr, &le) {
+		t.Fatalf("local: %v", lerr)
+	}
+	f := newFake()
+	f.delay = time.Minute
+	_, err := runWorkflow(t, newEnv(t, f), temporal.RunInput{Sources: source(src), Limits: evaluator.Limits{Concurrency: 1}})
+	ee := evaluationError(t, err)
+	if ee.Kind != string(le.Kind) || ee.Message != le.Error() || ee.Message != `wf.sexp:1:39: boom` {
+		t.Fatalf("workflow %+v, local %v", ee, le)
+	}
+}
