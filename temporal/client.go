@@ -145,6 +145,7 @@ func Cancel(ctx context.Context, conn Connection, id string) error {
 
 // Status is what Describe reports of a run.
 type Status struct {
+	// ID is the workflow id, RunID the id of its current run.
 	ID, RunID string
 	// State is running, completed, failed, canceled, terminated,
 	// continued-as-new or timed-out.
@@ -165,10 +166,11 @@ func Describe(ctx context.Context, conn Connection, id string) (Status, error) {
 		return Status{}, err
 	}
 	defer cl.Close()
-	d, err := cl.DescribeWorkflowExecution(ctx, id, "")
+	desc, err := cl.DescribeWorkflow(ctx, id, "")
 	if err != nil {
 		return Status{}, fmt.Errorf("cannot describe %s: %w", id, err)
 	}
+	d := desc.RawResponse
 	info := d.GetWorkflowExecutionInfo()
 	st := Status{
 		ID: id, RunID: info.GetExecution().GetRunId(), State: stateName(info.GetStatus()),
