@@ -124,6 +124,10 @@ type Engine struct {
 	// entry point installs them in its context (traced).
 	sinks []trace.Sink
 
+	// execOpts are the options exec was made with; a Temporal worker makes
+	// one executor per run from them (runTasks).
+	execOpts tasksystem.Options
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -272,7 +276,7 @@ func Open(opts Options) (*Engine, error) {
 		e.start = j.start
 		e.sinks = append(e.sinks, j.sink)
 	}
-	e.exec = tasksystem.NewExecutor(tasksystem.Options{
+	e.execOpts = tasksystem.Options{
 		Start:           e.start,
 		Provider:        runProvider,
 		DefaultProvider: defaultProvider,
@@ -291,7 +295,9 @@ func Open(opts Options) (*Engine, error) {
 		Tools:           e.tools,
 		Memory:          e.mem,
 		AgentSettings:   agents,
-	})
+	}
+	e.exec = tasksystem.NewExecutor(e.execOpts)
+
 	ts := evaluator.NewTaskSystem(e.reg, e.exec)
 	ts.Tools = e.tools
 	ts.Context = e.mem.getContext

@@ -8,6 +8,7 @@ import (
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/memory"
 	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/temporal"
 	"github.com/evalrun/evalrun/value"
@@ -33,7 +34,22 @@ func (t Temporal) conn() temporal.Connection {
 // the engine's providers, tools, agents and memory; with activitiesOnly it
 // only executes calls.
 func (e *Engine) Serve(ctx context.Context, t Temporal, activitiesOnly bool) error {
-	return temporal.Serve(ctx, t.conn(), workerTasks{e}, activitiesOnly)
+	return temporal.Serve(ctx, t.conn(), workerTasks{e, e.tasks}, e.runTasks, activitiesOnly)
+}
+
+// runTasks makes the task system of one run a worker executes calls of:
+// its own executor (call numbers, accumulated outputs, session history,
+// usage, {{date}} = the run's start) over the engine's registry, providers,
+// tools and memory.
+func (e *Engine) runTasks(k temporal.RunKey) evaluator.Tasks {
+	opts := e.execOpts
+	if !k.Start.IsZero() {
+		opts.Start = k.Start
+	}
+	ts := evaluator.NewTaskSystem(e.reg, tasksystem.NewExecutor(opts))
+	ts.Tools = e.tools
+	ts.Context = e.mem.getContext
+	return workerTasks{e, ts}
 }
 
 // Start starts the program of srcs (every file, in order) as a run on
@@ -86,20 +102,23 @@ func runError(err error) (*temporal.RunError, bool) {
 	return re, errors.As(err, &re)
 }
 
-// workerTasks is the engine's task system as a worker uses it: every call
-// is traced with the engine's sinks, as the calls of a local run are.
-type workerTasks struct{ e *Engine }
+// workerTasks is a task system as a worker uses it: every call is traced
+// with the engine's sinks, as the calls of a local run are.
+type workerTasks struct {
+	e  *Engine
+	ts *evaluator.TaskSystem
+}
 
-func (w workerTasks) Lookup(name string) (*templates.Template, bool) { return w.e.tasks.Lookup(name) }
-func (w workerTasks) HasTool(name string) bool                       { return w.e.tasks.HasTool(name) }
-func (w workerTasks) Define(t *templates.Template) error             { return w.e.tasks.Define(t) }
-func (w workerTasks) Match(text string) value.List                   { return w.e.tasks.Match(text) }
+func (w workerTasks) Lookup(name string) (*templates.Template, bool) { return w.ts.Lookup(name) }
+func (w workerTasks) HasTool(name string) bool                       { return w.ts.HasTool(name) }
+func (w workerTasks) Define(t *templates.Template) error             { return w.ts.Define(t) }
+func (w workerTasks) Match(text string) value.List                   { return w.ts.Match(text) }
 func (w workerTasks) Execute(ctx context.Context, c *evaluator.TaskCall) *value.TaskResult {
-	return w.e.tasks.Execute(w.e.traced(ctx), c)
+	return w.ts.Execute(w.e.traced(ctx), c)
 }
 func (w workerTasks) CallTool(ctx context.Context, name string, p *value.Dict) *value.TaskResult {
-	return w.e.tasks.CallTool(w.e.traced(ctx), name, p)
+	return w.ts.CallTool(w.e.traced(ctx), name, p)
 }
 func (w workerTasks) GetContext(ctx context.Context, q memory.Query) *value.Dict {
-	return w.e.tasks.GetContext(w.e.traced(ctx), q)
+	return w.ts.GetContext(w.e.traced(ctx), q)
 }

@@ -61,7 +61,7 @@ func TestTemporalExamples(t *testing.T) {
 			var s testsuite.WorkflowTestSuite
 			s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 			env := s.NewTestWorkflowEnvironment()
-			temporal.Register(env, workerTasks{e})
+			temporal.RegisterWorker(env, workerTasks{e, e.tasks}, e.runTasks, false)
 			in := temporal.RunInput{Sources: []temporal.Source{{Name: c.file, Text: string(text)}}, Limits: e.limits}
 			for _, i := range c.inputs {
 				x, err := temporal.Encode(i.Value)

@@ -58,12 +58,16 @@ type TaskInput struct {
 	Seq int
 	// Defatom, when set, is the form that made the template in the run.
 	Defatom *DefatomSource `json:",omitempty"`
+	// RunStart is the run's start time ({{date}}).
+	RunStart time.Time
 }
 
 // ToolInput is one tool call.
 type ToolInput struct {
 	Name   string
 	Params Value
+	// RunStart is the run's start time.
+	RunStart time.Time
 }
 
 // ContextInput is one get-context lookup.
@@ -73,6 +77,8 @@ type ContextInput struct {
 	Inputs              *Value
 	Strategy            string
 	TopK                int
+	// RunStart is the run's start time.
+	RunStart time.Time
 }
 
 // Activities executes the calls of a workflow on a worker through the
@@ -84,9 +90,16 @@ type ContextInput struct {
 type Activities struct {
 	// Tasks executes the calls.
 	Tasks evaluator.Tasks
+	// ForRun, when set, makes the task system of one run: the run-wide
+	// state of a task system (call numbers, accumulated outputs, session
+	// history, usage, {{date}}) then belongs to the run, not to the worker
+	// process. Tasks still answers lookups.
+	ForRun func(RunKey) evaluator.Tasks
 	// HeartbeatEvery is how often a running call heartbeats; 0 means a
 	// third of the activity's heartbeat timeout, or 10s without one.
 	HeartbeatEvery time.Duration
+
+	runs runCache
 }
 
 // Task runs one task call and returns its TaskResult. A FAILED result is a
@@ -97,7 +110,7 @@ func (a *Activities) Task(ctx context.Context, in TaskInput) (Value, error) {
 		return Value{}, temporal.NewNonRetryableApplicationError(err.Error(), errBadInput, err)
 	}
 	stop := a.heartbeat(ctx)
-	r := a.Tasks.Execute(ctx, call)
+	r := a.tasksFor(ctx, in.RunStart).Execute(ctx, call)
 	stop()
 	return resultPayload(r, "task '"+call.Name+"'")
 }
@@ -113,7 +126,7 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (Value, error) {
 		return Value{}, temporal.NewNonRetryableApplicationError("tool parameters are a "+p.Type()+", not a dict", errBadInput, nil)
 	}
 	stop := a.heartbeat(ctx)
-	r := a.Tasks.CallTool(ctx, in.Name, params)
+	r := a.tasksFor(ctx, in.RunStart).CallTool(ctx, in.Name, params)
 	stop()
 	return resultPayload(r, "tool '"+in.Name+"'")
 }
@@ -133,7 +146,7 @@ func (a *Activities) GetContext(ctx context.Context, in ContextInput) (Value, er
 		q.Inputs = d
 	}
 	stop := a.heartbeat(ctx)
-	d := a.Tasks.GetContext(ctx, q)
+	d := a.tasksFor(ctx, in.RunStart).GetContext(ctx, q)
 	stop()
 	x, err := Encode(d)
 	if err != nil {

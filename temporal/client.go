@@ -53,19 +53,16 @@ func (c Connection) dial(ctx context.Context) (client.Client, error) {
 
 // Serve runs a worker on conn's task queue until ctx is done: the
 // workflow and the call activities, or only the activities. tasks is the
-// engine's task system of the worker's project.
-func Serve(ctx context.Context, conn Connection, tasks evaluator.Tasks, activitiesOnly bool) error {
+// engine's task system of the worker's project; forRun (may be nil) makes
+// one per run for the calls (Activities.ForRun).
+func Serve(ctx context.Context, conn Connection, tasks evaluator.Tasks, forRun func(RunKey) evaluator.Tasks, activitiesOnly bool) error {
 	cl, err := conn.dial(ctx)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
 	w := worker.New(cl, conn.queue(), worker.Options{})
-	if activitiesOnly {
-		RegisterActivities(w, &Activities{Tasks: tasks})
-	} else {
-		Register(w, tasks)
-	}
+	RegisterWorker(w, tasks, forRun, activitiesOnly)
 	stop := make(chan any)
 	go func() {
 		<-ctx.Done()

@@ -31,6 +31,17 @@ func Register(r Registrar, tasks evaluator.Tasks) {
 	RegisterActivities(r, &Activities{Tasks: tasks})
 }
 
+// RegisterWorker registers what a worker runs: the workflow (unless
+// activitiesOnly) and the call activities. tasks answers the workflow's
+// lookups; forRun, when not nil, makes each run's own task system for its
+// calls (Activities.ForRun).
+func RegisterWorker(r Registrar, tasks evaluator.Tasks, forRun func(RunKey) evaluator.Tasks, activitiesOnly bool) {
+	if !activitiesOnly {
+		RegisterWorkflow(r, tasks)
+	}
+	RegisterActivities(r, &Activities{Tasks: tasks, ForRun: forRun})
+}
+
 // RegisterWorkflow registers only the workflow, whose registry is tasks.
 func RegisterWorkflow(r WorkflowRegistrar, tasks evaluator.Tasks) {
 	w := &Workflow{Registry: tasks}

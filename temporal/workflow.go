@@ -122,11 +122,13 @@ func (w *Workflow) Run(ctx workflow.Context, in RunInput) (RunOutput, error) {
 		ctx.Done().Receive(c, nil)
 		gcancel(evaluator.Interrupted())
 	})
-	tasks := &workflowTasks{registry: w.Registry, opts: in.Calls.activityOptions()}
+	start := workflow.GetInfo(ctx).WorkflowStartTime
+	tasks := &workflowTasks{registry: w.Registry, opts: in.Calls.activityOptions(), start: start}
 	interp := evaluator.New(evaluator.Options{
 		Tasks:   tasks,
 		Limits:  in.Limits,
 		Runtime: rt,
+		Start:   start,
 		Stderr:  logWriter{ctx},
 	})
 	for _, n := range in.Inputs {
@@ -197,6 +199,7 @@ func (l logWriter) Write(p []byte) (int, error) {
 type workflowTasks struct {
 	registry evaluator.Tasks
 	opts     workflow.ActivityOptions
+	start    time.Time
 	seq      int
 	// sources are the workflow's files by name; defined the templates
 	// made by defatom, by name.
@@ -240,6 +243,7 @@ func (t *workflowTasks) Execute(ctx context.Context, call *evaluator.TaskCall) *
 	in := TaskInput{
 		Name: call.Name, Files: call.Files, FilesGiven: call.FilesGiven,
 		Context: call.Context, History: call.History, AmbientSummary: call.AmbientSummary, Seq: t.seq,
+		RunStart: t.start,
 	}
 	if call.Template != nil {
 		in.Template = call.Template.Name
@@ -271,11 +275,11 @@ func (t *workflowTasks) CallTool(ctx context.Context, name string, params *value
 	if err != nil {
 		return failed("input_validation_failure", fmt.Sprintf("tool '%s': %v", name, err))
 	}
-	return t.run(ctx, ToolActivityName, fmt.Sprintf("input of tool '%s'", name), ToolInput{Name: name, Params: x})
+	return t.run(ctx, ToolActivityName, fmt.Sprintf("input of tool '%s'", name), ToolInput{Name: name, Params: x, RunStart: t.start})
 }
 
 func (t *workflowTasks) GetContext(ctx context.Context, q evaluator.ContextQuery) *value.Dict {
-	in := ContextInput{Query: q.Query, TemplateDescription: q.TemplateDescription, Strategy: q.Strategy, TopK: q.TopK}
+	in := ContextInput{Query: q.Query, TemplateDescription: q.TemplateDescription, Strategy: q.Strategy, TopK: q.TopK, RunStart: t.start}
 	if q.Inputs != nil {
 		x, err := Encode(q.Inputs)
 		if err != nil {

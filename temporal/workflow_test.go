@@ -288,7 +288,7 @@ func TestPayloadLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `"input of task 'greet' is 2097522 bytes encoded, over Temporal's payload limit of 2097152 bytes"`; got != want {
+	if want := `"input of task 'greet' is 2097566 bytes encoded, over Temporal's payload limit of 2097152 bytes"`; got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }
@@ -346,5 +346,35 @@ func TestFirstErrorCancelsBranches(t *testing.T) {
 	ee := evaluationError(t, err)
 	if ee.Kind != string(le.Kind) || ee.Message != le.Error() || ee.Message != `wf.sexp:1:39: boom` {
 		t.Fatalf("workflow %+v, local %v", ee, le)
+	}
+}
+
+// TestTasksPerRun: with ForRun, the calls of one run share one task system,
+// made once with the run's ids and start time.
+func TestTasksPerRun(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(quietLogger())
+	env := s.NewTestWorkflowEnvironment()
+	start := time.Date(2025, 1, 6, 14, 3, 0, 0, time.UTC)
+	env.SetStartTime(start)
+	var keys []temporal.RunKey
+	runs := newFake()
+	temporal.RegisterWorker(env, newFake(), func(k temporal.RunKey) evaluator.Tasks {
+		keys = append(keys, k)
+		return runs
+	}, false)
+	src := `(list (get-field (greet (name "a")) "content") (get-field (upper (text "b")) "content") (get-field (get-context "c") "summary"))`
+	got, err := runWorkflow(t, env, temporal.RunInput{Sources: source(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != `("Hello a" "B" "found for c")` {
+		t.Fatalf("got %s", got)
+	}
+	if len(keys) != 1 || keys[0].WorkflowID != "default-test-workflow-id" || keys[0].RunID == "" || !keys[0].Start.Equal(start) {
+		t.Fatalf("ForRun calls: %+v", keys)
+	}
+	if runs.executions(`greet:"a"<nil>`) != 1 || runs.executions("tool:upper") != 1 || runs.executions("get-context:c") != 1 {
+		t.Fatalf("the run's task system saw %v", runs.calls)
 	}
 }
