@@ -112,6 +112,9 @@ func (a *Activities) Task(ctx context.Context, in TaskInput) (Value, error) {
 	stop := a.heartbeat(ctx)
 	r := a.tasksFor(ctx, in.RunStart).Execute(ctx, call)
 	stop()
+	if err := interrupted(ctx); err != nil {
+		return Value{}, err
+	}
 	return resultPayload(r, "task '"+call.Name+"'")
 }
 
@@ -128,6 +131,9 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (Value, error) {
 	stop := a.heartbeat(ctx)
 	r := a.tasksFor(ctx, in.RunStart).CallTool(ctx, in.Name, params)
 	stop()
+	if err := interrupted(ctx); err != nil {
+		return Value{}, err
+	}
 	return resultPayload(r, "tool '"+in.Name+"'")
 }
 
@@ -148,6 +154,9 @@ func (a *Activities) GetContext(ctx context.Context, in ContextInput) (Value, er
 	stop := a.heartbeat(ctx)
 	d := a.tasksFor(ctx, in.RunStart).GetContext(ctx, q)
 	stop()
+	if err := interrupted(ctx); err != nil {
+		return Value{}, err
+	}
 	x, err := Encode(d)
 	if err != nil {
 		return Value{}, temporal.NewNonRetryableApplicationError(err.Error(), errBadInput, err)
@@ -156,6 +165,18 @@ func (a *Activities) GetContext(ctx context.Context, in ContextInput) (Value, er
 		return Encode(contextTooLarge(n))
 	}
 	return x, nil
+}
+
+// interrupted returns the error of a call whose context ended while it
+// ran — the workflow was cancelled, the call timed out, or the worker is
+// shutting down — so that the FAILED result the interruption produced is
+// not recorded as the call's result: a cancelled call is reported as
+// cancelled, and one cut off by a stopping worker is retried elsewhere.
+func interrupted(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("call interrupted: %w", context.Cause(ctx))
+	}
+	return nil
 }
 
 // heartbeat records a heartbeat now and then until stop is called.

@@ -378,3 +378,26 @@ func TestTasksPerRun(t *testing.T) {
 		t.Fatalf("the run's task system saw %v", runs.calls)
 	}
 }
+
+// TestInterruptedCallIsNoResult: a call whose context ends while it runs
+// (a worker shutting down) returns an error, to be retried elsewhere, not
+// the FAILED result the interruption produced.
+func TestInterruptedCallIsNoResult(t *testing.T) {
+	f := newFake()
+	f.delay = time.Minute
+	a := &temporal.Activities{Tasks: f}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for f.active.Load() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	x, err := a.Task(ctx, temporal.TaskInput{Template: "slow", Name: "slow"})
+	if err == nil || err.Error() != "call interrupted: context canceled" || x.T != "" {
+		t.Fatalf("got %+v, %v", x, err)
+	}
+	if f.cancelled.Load() != 1 {
+		t.Fatal("the call did not see the cancellation")
+	}
+}
