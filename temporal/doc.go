@@ -33,12 +33,24 @@
 //     evaluation as SIGINT does locally, and the activities' contexts, which
 //     kills an agent's process group.
 //   - Templates are resolved by name on each worker (Workflow.Registry and
-//     Activities.Tasks), so all workers must load the same templates;
-//     defatom is refused inside a workflow for now.
+//     Activities.Tasks), so all workers must load the same templates. A
+//     template made by defatom lives in the run: its form travels with
+//     each call and the worker rebuilds it (DefatomSource).
+//   - A call interrupted by its context (the workflow cancelled, the
+//     worker stopping) returns an error, never the FAILED result of the
+//     interruption, so that a stopping worker's calls run again elsewhere.
+//   - With Activities.ForRun a worker keeps one task system per run, so
+//     that call numbers, accumulated outputs and {{date}} belong to the run.
 //
 // A worker registers both halves:
 //
-//	w := worker.New(c, "evalrun", worker.Options{})
+//	w := worker.New(c, temporal.DefaultTaskQueue, worker.Options{})
 //	temporal.Register(w, tasks) // tasks: the engine's evaluator.Tasks
 //	err := w.Run(worker.InterruptCh())
+//
+// and a client starts and follows a run:
+//
+//	conn := temporal.Connection{HostPort: "localhost:7233"}
+//	id, err := temporal.Start(ctx, conn, "", temporal.RunInput{Sources: srcs})
+//	v, err := temporal.Await(ctx, conn, id) // err: a *RunError for an evaluation error
 package temporal
