@@ -26,6 +26,9 @@ type fakeTasks struct {
 	active    atomic.Int64
 	maxActive atomic.Int64
 	cancelled atomic.Int64
+	// crashes is how many more task executions panic, as a worker that
+	// dies mid-call (the SDK reports the panic as a retryable failure).
+	crashes atomic.Int64
 }
 
 var _ evaluator.Tasks = (*fakeTasks)(nil)
@@ -84,6 +87,9 @@ func (f *fakeTasks) Execute(ctx context.Context, call *evaluator.TaskCall) *valu
 		if n <= m || f.maxActive.CompareAndSwap(m, n) {
 			break
 		}
+	}
+	if f.crashes.Add(-1) >= 0 {
+		panic("worker lost")
 	}
 	if call.Template == nil {
 		return failedResult("template_not_found", fmt.Sprintf("Template not found: %s", call.Name))
