@@ -29,6 +29,9 @@ type fakeTasks struct {
 	// crashes is how many more task executions panic, as a worker that
 	// dies mid-call (the SDK reports the panic as a retryable failure).
 	crashes atomic.Int64
+	// crashOn names a greet argument whose first execution panics.
+	crashOn string
+	crashed atomic.Bool
 }
 
 var _ evaluator.Tasks = (*fakeTasks)(nil)
@@ -90,6 +93,11 @@ func (f *fakeTasks) Execute(ctx context.Context, call *evaluator.TaskCall) *valu
 	}
 	if f.crashes.Add(-1) >= 0 {
 		panic("worker lost")
+	}
+	for _, a := range call.Named {
+		if f.crashOn != "" && a.Name == "name" && asText(a.Value) == f.crashOn && f.crashed.CompareAndSwap(false, true) {
+			panic("worker lost")
+		}
 	}
 	if call.Template == nil {
 		return failedResult("template_not_found", fmt.Sprintf("Template not found: %s", call.Name))

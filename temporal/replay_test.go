@@ -95,7 +95,11 @@ func newReplayer(t *testing.T) worker.WorkflowReplayer {
 
 // record runs the case's program in the test environment, captures the
 // activities it schedules, runs them, and writes the history a server
-// records for that run.
+// records for that run. Within a round after the first, the test
+// environment schedules the calls in the order their predecessors
+// happened to complete, so their inputs may be recorded in another order
+// than a replay makes them; the replayer compares the calls' types and
+// ids, not their inputs, so the history stays valid.
 func record(t *testing.T, c replayCase, path string) {
 	type call struct {
 		typ  string
