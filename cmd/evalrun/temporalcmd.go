@@ -32,6 +32,8 @@ type workerCmd struct {
 	Templates      []string `name:"templates" sep:"none" placeholder:"DIR" help:"Load templates from DIR after the global and local ones (scope dir). Repeatable."`
 	Provider       string   `name:"provider" placeholder:"P" help:"Use the provider P (openai, echo, replay or a configured name) for every call."`
 	Model          string   `name:"model" placeholder:"M" help:"Use the model M for every call."`
+	RunFiles       []string `name:"files" sep:"none" placeholder:"F" help:"Add the file F to the ambient context of every task call. Repeatable."`
+	agentFlags     `embed:""`
 }
 
 // Run implements "evalrun worker".
@@ -43,7 +45,7 @@ func (a *app) worker(c *workerCmd) int {
 		a.errorf("evalrun worker needs --temporal HOST:PORT")
 		return exitUsage
 	}
-	e, code := a.open(evalFlags{Templates: c.Templates, Provider: c.Provider, Model: c.Model}, "", nil, nil, nil)
+	e, code := a.open(evalFlags{Templates: c.Templates, Provider: c.Provider, Model: c.Model, RunFiles: c.RunFiles, agentFlags: c.agentFlags}, "", nil, nil, nil)
 	if code != exitOK {
 		return code
 	}
@@ -63,6 +65,11 @@ func (a *app) worker(c *workerCmd) int {
 func (a *app) runTemporal(c *runCmd) int {
 	if c.Resume != "" || c.DryRun || c.Record != "" {
 		a.errorf("--temporal cannot be combined with --resume, --dry-run or --record")
+		return exitUsage
+	}
+	if c.Provider != "" || c.Model != "" || len(c.RunFiles) > 0 || len(c.Templates) > 0 ||
+		c.Agent != "" || c.Role != "" || len(c.Context) > 0 || c.Verbose {
+		a.errorf("with --temporal the calls run on the workers: give --provider, --model, --files, --templates, --agent, --role, --context and --verbose to evalrun worker")
 		return exitUsage
 	}
 	if len(c.Files) == 0 {
