@@ -23,6 +23,11 @@ type Temporal struct {
 	Namespace string
 	// TaskQueue is the task queue; "" means evalrun.
 	TaskQueue string
+	// CallTimeout bounds one attempt of a call; 0 means 2h.
+	CallTimeout time.Duration
+	// HeartbeatTimeout is how long a call's worker may stay silent before
+	// the call is started again elsewhere; 0 means 1m.
+	HeartbeatTimeout time.Duration
 }
 
 func (t Temporal) conn() temporal.Connection {
@@ -58,7 +63,11 @@ func (e *Engine) runTasks(k temporal.RunKey) evaluator.Tasks {
 func (e *Engine) Start(ctx context.Context, t Temporal, srcs []*sexp.Source) (string, error) {
 	in := temporal.RunInput{
 		Limits: e.limits,
-		Calls:  temporal.CallOptions{Attempts: e.ws.Config.Limits.LLMAttempts},
+		Calls: temporal.CallOptions{
+			Attempts:  e.ws.Config.Limits.LLMAttempts,
+			Timeout:   t.CallTimeout,
+			Heartbeat: t.HeartbeatTimeout,
+		},
 	}
 	for _, s := range srcs {
 		if _, err := sexp.Parse(s); err != nil {

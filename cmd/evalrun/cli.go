@@ -46,11 +46,10 @@ type evalFlags struct {
 
 // runCmd is "evalrun run FILE...".
 type runCmd struct {
-	evalFlags     `embed:""`
-	temporalFlags `embed:""`
-	Detach        bool     `name:"detach" help:"With --temporal: print the workflow id and exit without following the run."`
-	Resume        string   `name:"resume" placeholder:"RUN" help:"Start a new run that resumes RUN (an id, a unique prefix or last) of the journal: its workflow (unless FILE is given) and --set values (unless new ones are given) are used again, and its completed task and tool calls are replayed instead of run."`
-	Files         []string `arg:"" optional:"" name:"file" sep:"none" help:"Workflow files, evaluated in order; - reads standard input. Optional with --resume."`
+	evalFlags `embed:""`
+	remote    `embed:""`
+	Resume    string   `name:"resume" placeholder:"RUN" help:"Start a new run that resumes RUN (an id, a unique prefix or last) of the journal: its workflow (unless FILE is given) and --set values (unless new ones are given) are used again, and its completed task and tool calls are replayed instead of run."`
+	Files     []string `arg:"" optional:"" name:"file" sep:"none" help:"Workflow files, evaluated in order; - reads standard input. Optional with --resume."`
 }
 
 // evalCmd is "evalrun eval EXPR".
@@ -132,8 +131,8 @@ func (c *runCmd) Run(a *app) error {
 	if c.Temporal != "" {
 		return exit(a.runTemporal(c))
 	}
-	if c.Detach {
-		a.errorf("--detach needs --temporal HOST:PORT")
+	if c.Detach || c.CallTimeout != 0 || c.HeartbeatTimeout != 0 {
+		a.errorf("--detach, --call-timeout and --heartbeat-timeout need --temporal HOST:PORT")
 		return exit(exitUsage)
 	}
 	return exit(a.runFiles(c.Files, c.evalFlags, c.Resume))

@@ -21,8 +21,19 @@ type temporalFlags struct {
 	TaskQueue string `name:"task-queue" placeholder:"Q" help:"The Temporal task queue (default: evalrun)."`
 }
 
+// server is temporalFlags under a short name, for embedding.
+type server = temporalFlags
+
 func (f temporalFlags) target() engine.Temporal {
 	return engine.Temporal{HostPort: f.Temporal, Namespace: f.Namespace, TaskQueue: f.TaskQueue}
+}
+
+// remote are the flags of "evalrun run" for a run on Temporal.
+type remote struct {
+	temporalFlags    `embed:""`
+	Detach           bool          `name:"detach" help:"With --temporal: print the workflow id and exit without following the run."`
+	CallTimeout      time.Duration `name:"call-timeout" placeholder:"D" help:"With --temporal: end one attempt of a call after D (default 2h)."`
+	HeartbeatTimeout time.Duration `name:"heartbeat-timeout" placeholder:"D" help:"With --temporal: start a call again on another worker when its worker has been silent for D (default 1m)."`
 }
 
 // workerCmd is "evalrun worker --temporal HOST:PORT".
@@ -92,7 +103,12 @@ func (a *app) runTemporal(c *runCmd) int {
 		return code
 	}
 	defer a.finish(e, false)
+	if c.CallTimeout < 0 || c.HeartbeatTimeout < 0 {
+		a.errorf("--call-timeout and --heartbeat-timeout must not be negative")
+		return exitUsage
+	}
 	t := c.target()
+	t.CallTimeout, t.HeartbeatTimeout = c.CallTimeout, c.HeartbeatTimeout
 	id, err := e.Start(context.Background(), t, srcs)
 	if err != nil {
 		a.errorf("%v", err)
