@@ -141,7 +141,11 @@ func Interrupted() error { return evaluator.Interrupted() }
 // (Interrupted, SPEC §6.7).
 func IsInterrupted(err error) bool {
 	var ee *evaluator.Error
-	return errors.As(err, &ee) && ee.Kind == evaluator.KindCancelled
+	if errors.As(err, &ee) {
+		return ee.Kind == evaluator.KindCancelled
+	}
+	re, ok := runError(err)
+	return ok && re.Kind == string(evaluator.KindCancelled)
 }
 
 // ErrorDisplay returns the display of an evaluation error of Run, Eval or
@@ -151,6 +155,9 @@ func ErrorDisplay(err error) (string, bool) {
 	var ee *evaluator.Error
 	if errors.As(err, &ee) {
 		return ee.Display(), true
+	}
+	if re, ok := runError(err); ok {
+		return re.Display, true
 	}
 	return "", false
 }

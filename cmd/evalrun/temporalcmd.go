@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/evalrun/evalrun/engine"
+	"github.com/evalrun/evalrun/value"
+)
+
+// temporalFlags say where runs on Temporal go (docs/temporal.md).
+type temporalFlags struct {
+	Temporal  string `name:"temporal" placeholder:"HOST:PORT" help:"Use the Temporal server at HOST:PORT (docs/temporal.md)."`
+	Namespace string `name:"namespace" placeholder:"N" help:"The Temporal namespace (default: default)."`
+	TaskQueue string `name:"task-queue" placeholder:"Q" help:"The Temporal task queue (default: evalrun)."`
+}
+
+// server is temporalFlags under a short name, for embedding.
+type server = temporalFlags
+
+func (f temporalFlags) target() engine.Temporal {
+	return engine.Temporal{HostPort: f.Temporal, Namespace: f.Namespace, TaskQueue: f.TaskQueue}
+}
+
+// remote are the flags of "evalrun run" for a run on Temporal.
+type remote struct {
+	temporalFlags    `embed:""`
+	Detach           bool          `name:"detach" help:"With --temporal: print the workflow id and exit without following the run."`
+	CallTimeout      time.Duration `name:"call-timeout" placeholder:"D" help:"With --temporal: end one attempt of a call after D (default 2h)."`
+	HeartbeatTimeout time.Duration `name:"heartbeat-timeout" placeholder:"D" help:"With --temporal: start a call again on another worker when its worker has been silent for D (default 1m)."`
+}
+
+// workerCmd is "evalrun worker --temporal HOST:PORT".
+type workerCmd struct {
+	temporalFlags  `embed:""`
+	ActivitiesOnly bool     `name:"activities-only" help:"Only execute calls (task, tool, get-context); evaluate no workflow."`
+	Templates      []string `name:"templates" sep:"none" placeholder:"DIR" help:"Load templates from DIR after the global and local ones (scope dir). Repeatable."`
+	Provider       string   `name:"provider" placeholder:"P" help:"Use the provider P (openai, echo, replay or a configured name) for every call."`
+	Model          string   `name:"model" placeholder:"M" help:"Use the model M for every call."`
+	RunFiles       []string `name:"files" sep:"none" placeholder:"F" help:"Add the file F to the ambient context of every task call. Repeatable."`
+	agentFlags     `embed:""`
+}
+
+// Run implements "evalrun worker".
+func (c *workerCmd) Run(a *app) error { return exit(a.worker(c)) }
+
+// worker runs a Temporal worker for the project until SIGINT or SIGTERM.
+func (a *app) worker(c *workerCmd) int {
+	if c.Temporal == "" {
+		a.errorf("evalrun worker needs --temporal HOST:PORT")
+		return exitUsage
+	}
+	e, code := a.open(evalFlags{Templates: c.Templates, Provider: c.Provider, Model: c.Model, RunFiles: c.RunFiles, agentFlags: c.agentFlags}, "", nil, nil, nil)
+	if code != exitOK {
+		return code
+	}
+	defer a.finish(e, false)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := e.Serve(ctx, c.target(), c.ActivitiesOnly); err != nil {
+		a.errorf("%v", err)
+		return exitEval
+	}
+	return exitOK
+}
+
+// runTemporal implements "evalrun run --temporal HOST:PORT FILE...": it
+// starts the workflow, then follows it (unless --detach) and prints its
+// value as a local run does, with the same exit codes.
+func (a *app) runTemporal(c *runCmd) int {
+	if c.Resume != "" || c.DryRun || c.Record != "" {
+		a.errorf("--temporal cannot be combined with --resume, --dry-run or --record")
+		return exitUsage
+	}
+	if c.Provider != "" || c.Model != "" || len(c.RunFiles) > 0 || len(c.Templates) > 0 ||
+		c.Agent != "" || c.Role != "" || len(c.Context) > 0 || c.Verbose {
+		a.errorf("with --temporal the calls run on the workers: give --provider, --model, --files, --templates, --agent, --role, --context and --verbose to evalrun worker")
+		return exitUsage
+	}
+	if len(c.Files) == 0 {
+		a.errorf(`expected "<file> ..."`)
+		return exitUsage
+	}
+	sets, code := a.evalSetup(c.evalFlags)
+	if code != exitOK {
+		return code
+	}
+	srcs, ok := a.readSources(c.Files)
+	if !ok {
+		return exitUsage
+	}
+	if _, ok := a.parseSources(srcs); !ok {
+		return exitSyntax
+	}
+	e, code := a.open(c.evalFlags, "", nil, sets, nil)
+	if code != exitOK {
+		return code
+	}
+	defer a.finish(e, false)
+	if c.CallTimeout < 0 || c.HeartbeatTimeout < 0 {
+		a.errorf("--call-timeout and --heartbeat-timeout must not be negative")
+		return exitUsage
+	}
+	t := c.target()
+	t.CallTimeout, t.HeartbeatTimeout = c.CallTimeout, c.HeartbeatTimeout
+	id, err := e.Start(context.Background(), t, srcs)
+	if err != nil {
+		a.errorf("%v", err)
+		return exitEval
+	}
+	if c.Detach {
+		fmt.Fprintln(a.stdout, id)
+		return exitOK
+	}
+	fmt.Fprintf(a.stderr, "evalrun: following workflow %s\n", id)
+	return a.follow(t, id, c.JSON)
+}
+
+// follow waits for the run id and prints its value. The first Ctrl-C asks
+// whether to cancel the workflow or only stop following (without a
+// terminal: stop following); the run goes on on the workers unless
+// cancelled.
+func (a *app) follow(t engine.Temporal, id string, asJSON bool) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	type result struct {
+		v   value.Value
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := engine.Await(ctx, t, id)
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return a.printRun(r.v, r.err, asJSON)
+	case <-sig:
+	}
+	if engine.IsTerminal(a.stdin) && engine.IsTerminal(a.stderr) {
+		fmt.Fprintf(a.stderr, "cancel workflow %s? [y/N] ", id)
+		line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y") {
+			cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer ccancel()
+			if err := engine.Cancel(cctx, t, id); err != nil {
+				a.errorf("%v", err)
+				return exitEval
+			}
+			a.errorf("cancelled workflow %s", id)
+			return exitInterrupted
+		}
+	}
+	a.errorf("stopped following workflow %s; it goes on (evalrun status --temporal %s %s)", id, t.HostPort, id)
+	return exitInterrupted
+}
+
+// printRun prints a followed run's value or error as evaluate does.
+func (a *app) printRun(v value.Value, err error, asJSON bool) int {
+	if err != nil {
+		if engine.IsInterrupted(err) {
+			a.errorf("interrupted")
+			return exitInterrupted
+		}
+		return a.reportError(err)
+	}
+	if !a.printValue(v, asJSON) {
+		return exitEval
+	}
+	if msg, failed := failedResult(v); failed {
+		a.errorf("final value is a FAILED TaskResult: %s", msg)
+		return exitEval
+	}
+	return exitOK
+}
+
+// statusTemporal implements "evalrun status --temporal HOST:PORT ID".
+func (a *app) statusTemporal(t engine.Temporal, id string) int {
+	if id == "" || id == "last" {
+		a.errorf("evalrun status --temporal needs a workflow id")
+		return exitUsage
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := engine.Describe(ctx, t, id)
+	if err != nil {
+		a.errorf("%v", err)
+		return exitEval
+	}
+	line := fmt.Sprintf("workflow %s  %s  started %s", st.ID, st.State, st.Start.Local().Format("2006-01-02 15:04:05"))
+	if !st.Closed.IsZero() {
+		line += "  " + st.Closed.Sub(st.Start).Round(time.Second).String()
+	}
+	fmt.Fprintf(a.stdout, "%s  %d events  %d calls running\n", line, st.HistoryLength, st.PendingCalls)
+	return exitOK
+}
