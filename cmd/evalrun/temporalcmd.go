@@ -74,8 +74,8 @@ func (a *app) worker(c *workerCmd) int {
 // starts the workflow, then follows it (unless --detach) and prints its
 // value as a local run does, with the same exit codes.
 func (a *app) runTemporal(c *runCmd) int {
-	if c.Resume != "" || c.DryRun || c.Record != "" {
-		a.errorf("--temporal cannot be combined with --resume, --dry-run or --record")
+	if c.Resume != "" || c.DryRun || c.Record != "" || c.MaxCost != 0 || c.MaxTokens != 0 || c.Progress == "always" {
+		a.errorf("--temporal cannot be combined with --resume, --dry-run, --record, --max-cost, --max-tokens or --progress always")
 		return exitUsage
 	}
 	if c.Provider != "" || c.Model != "" || len(c.RunFiles) > 0 || len(c.Templates) > 0 ||
