@@ -144,8 +144,8 @@ func IsInterrupted(err error) bool {
 	if errors.As(err, &ee) {
 		return ee.Kind == evaluator.KindCancelled
 	}
-	re, ok := runError(err)
-	return ok && re.Kind == string(evaluator.KindCancelled)
+	kind, _, ok := remoteError(err)
+	return ok && kind == string(evaluator.KindCancelled)
 }
 
 // ErrorDisplay returns the display of an evaluation error of Run, Eval or
@@ -156,8 +156,8 @@ func ErrorDisplay(err error) (string, bool) {
 	if errors.As(err, &ee) {
 		return ee.Display(), true
 	}
-	if re, ok := runError(err); ok {
-		return re.Display, true
+	if _, display, ok := remoteError(err); ok {
+		return display, true
 	}
 	return "", false
 }

@@ -1,3 +1,5 @@
+//go:build temporal
+
 package engine
 
 import (
@@ -105,10 +107,14 @@ func Describe(ctx context.Context, t Temporal, id string) (TemporalStatus, error
 	return temporal.Describe(ctx, t.conn(), id)
 }
 
-// runError returns the evaluation error of a run on Temporal held by err.
-func runError(err error) (*temporal.RunError, bool) {
+// remoteError returns the kind and the display of the evaluation error of
+// a run on Temporal held by err, and whether err holds one.
+func remoteError(err error) (kind, display string, ok bool) {
 	var re *temporal.RunError
-	return re, errors.As(err, &re)
+	if !errors.As(err, &re) {
+		return "", "", false
+	}
+	return re.Kind, re.Display, true
 }
 
 // workerTasks is a task system as a worker uses it: every call is traced

@@ -28,7 +28,7 @@ type cli struct {
 	Contexts  contextsCmd  `cmd:"" help:"List the configured contexts."`
 	Doctor    doctorCmd    `cmd:"" help:"Check the configuration, providers, agents, roles, contexts, templates and databases."`
 	Serve     serveCmd     `cmd:"" help:"Serve a local, read-only web page over the runs, plans and templates (default 127.0.0.1:7700)."`
-	Worker    workerCmd    `cmd:"" help:"Run a Temporal worker for this project: it evaluates evalrun workflows and executes their calls."`
+	Worker    workerCmd    `cmd:"" help:"Run a Temporal worker for this project: it evaluates evalrun workflows and executes their calls (an evalrun built with -tags temporal)."`
 }
 
 // evalFlags are the flags shared by run, eval, task and repl.

@@ -25,7 +25,7 @@ func (c *runsCmd) Run(a *app) error { return exit(a.runs(c.JSON)) }
 // Run implements "evalrun status".
 func (c *statusCmd) Run(a *app) error {
 	if c.Temporal != "" {
-		return exit(a.statusTemporal(c.target(), c.RunRef))
+		return exit(a.statusTemporal(c.server, c.RunRef))
 	}
 	return exit(a.status(c.RunRef, c.Markdown, c.JSON))
 }

@@ -1,3 +1,5 @@
+//go:build temporal
+
 package main
 
 import (
@@ -14,41 +16,14 @@ import (
 	"github.com/evalrun/evalrun/value"
 )
 
-// temporalFlags say where runs on Temporal go (docs/temporal.md).
-type temporalFlags struct {
-	Temporal  string `name:"temporal" placeholder:"HOST:PORT" help:"Use the Temporal server at HOST:PORT (docs/temporal.md)."`
-	Namespace string `name:"namespace" placeholder:"N" help:"The Temporal namespace (default: default)."`
-	TaskQueue string `name:"task-queue" placeholder:"Q" help:"The Temporal task queue (default: evalrun)."`
-}
+// temporalSupport says whether this evalrun was built with the temporal
+// tag (notemporal.go has the other side).
+const temporalSupport = true
 
-// server is temporalFlags under a short name, for embedding.
-type server = temporalFlags
-
+// target is where the flags say runs on Temporal go.
 func (f temporalFlags) target() engine.Temporal {
 	return engine.Temporal{HostPort: f.Temporal, Namespace: f.Namespace, TaskQueue: f.TaskQueue}
 }
-
-// remote are the flags of "evalrun run" for a run on Temporal.
-type remote struct {
-	temporalFlags    `embed:""`
-	Detach           bool          `name:"detach" help:"With --temporal: print the workflow id and exit without following the run."`
-	CallTimeout      time.Duration `name:"call-timeout" placeholder:"D" help:"With --temporal: end one attempt of a call after D (default 2h)."`
-	HeartbeatTimeout time.Duration `name:"heartbeat-timeout" placeholder:"D" help:"With --temporal: start a call again on another worker when its worker has been silent for D (default 1m)."`
-}
-
-// workerCmd is "evalrun worker --temporal HOST:PORT".
-type workerCmd struct {
-	temporalFlags  `embed:""`
-	ActivitiesOnly bool     `name:"activities-only" help:"Only execute calls (task, tool, get-context); evaluate no workflow."`
-	Templates      []string `name:"templates" sep:"none" placeholder:"DIR" help:"Load templates from DIR after the global and local ones (scope dir). Repeatable."`
-	Provider       string   `name:"provider" placeholder:"P" help:"Use the provider P (openai, echo, replay or a configured name) for every call."`
-	Model          string   `name:"model" placeholder:"M" help:"Use the model M for every call."`
-	RunFiles       []string `name:"files" sep:"none" placeholder:"F" help:"Add the file F to the ambient context of every task call. Repeatable."`
-	agentFlags     `embed:""`
-}
-
-// Run implements "evalrun worker".
-func (c *workerCmd) Run(a *app) error { return exit(a.worker(c)) }
 
 // worker runs a Temporal worker for the project until SIGINT or SIGTERM.
 func (a *app) worker(c *workerCmd) int {
@@ -184,7 +159,8 @@ func (a *app) printRun(v value.Value, err error, asJSON bool) int {
 }
 
 // statusTemporal implements "evalrun status --temporal HOST:PORT ID".
-func (a *app) statusTemporal(t engine.Temporal, id string) int {
+func (a *app) statusTemporal(f temporalFlags, id string) int {
+	t := f.target()
 	if id == "" || id == "last" {
 		a.errorf("evalrun status --temporal needs a workflow id")
 		return exitUsage
