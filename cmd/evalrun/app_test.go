@@ -70,12 +70,12 @@ func TestPanicRecovered(t *testing.T) {
 			stdin:  strings.NewReader(""),
 			stdout: panicWriter{},
 			stderr: &stderr,
-			getenv: func(k string) string {
+			getenv: withCeiling(func(k string) string {
 				if k == "EVALRUN_DEBUG" && debug {
 					return "1"
 				}
 				return ""
-			},
+			}),
 		}
 		code := a.main([]string{"eval", "(+ 1 2)"})
 		if code != exitEval {
@@ -109,7 +109,7 @@ func TestAppInProcess(t *testing.T) {
 		{args: []string{"repl"}, stdin: "(+ 1 1)\n:quit\n", stdout: "2\n"},
 	} {
 		var stdout, stderr bytes.Buffer
-		a := &app{stdin: strings.NewReader(tc.stdin), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		a := &app{stdin: strings.NewReader(tc.stdin), stdout: &stdout, stderr: &stderr, getenv: withCeiling(func(string) string { return "" })}
 		code := a.main(tc.args)
 		// stderrHead is a prefix of the first line of stderr.
 		head, _, _ := strings.Cut(stderr.String(), "\n")

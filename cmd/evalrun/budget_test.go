@@ -95,7 +95,7 @@ func runIn(t *testing.T, dir string, env map[string]string, args ...string) (int
 	t.Helper()
 	t.Chdir(dir)
 	var stdout, stderr bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return env[k] }}
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: withCeiling(func(k string) string { return env[k] })}
 	code := a.main(args)
 	return code, stdout.String(), stderr.String()
 }

@@ -28,6 +28,18 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"evalrun": main})
 }
 
+// withCeiling wraps the environment of an in-process app: the test
+// runner's bound on project-root discovery is kept, everything else is
+// what getenv says.
+func withCeiling(getenv func(string) string) func(string) string {
+	return func(k string) string {
+		if k == templates.CeilingEnv {
+			return os.Getenv(k)
+		}
+		return getenv(k)
+	}
+}
+
 // setupScript gives every script the test runner's bound on project-root
 // discovery (testscript passes the scripts only a few variables of its
 // own).

@@ -152,7 +152,7 @@ func BenchmarkJournalCost(b *testing.B) {
 	text := fmt.Sprintf(`(length (map (lambda (i) (greet (name i))) (range 0 %d)))`, calls)
 	run := func(journaled bool) (wall, cpu time.Duration) {
 		var stdout, stderr bytes.Buffer
-		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return env[k] }}
+		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: withCeiling(func(k string) string { return env[k] })}
 		jn := journalInfo("<eval>", text)
 		if !journaled {
 			jn = nil
@@ -201,7 +201,7 @@ func TestEvalWithoutCallLeavesNoJournal(t *testing.T) {
 	home := t.TempDir()
 	env := map[string]string{"HOME": home, "EVALRUN_HOME": filepath.Join(home, ".evalrun")}
 	var stdout, stderr bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return env[k] }}
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: withCeiling(func(k string) string { return env[k] })}
 	if code := a.main([]string{"eval", "(+ 1 2)"}); code != exitOK || stdout.String() != "3\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, &stdout, &stderr)
 	}

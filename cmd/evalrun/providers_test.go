@@ -28,7 +28,7 @@ func TestImplicitOpenAI(t *testing.T) {
 	t.Chdir(t.TempDir())
 	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL, "HOME": t.TempDir()}
 	var stdout, stderr bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return env[k] }}
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: withCeiling(func(k string) string { return env[k] })}
 	code := a.main([]string{"eval", `(defatom hi (instructions "Hi")) (define r (hi)) (list (get-field r "content") (get (get-field r "notes") "provider"))`})
 	// The usage line reports the server's token counts (SPEC §17.3); the
 	// server reports no cost and openai has no prices (SPEC §14.9).
