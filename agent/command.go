@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/evalrun/evalrun/internal/shellwords"
 )
 
 var spacedPlaceholder = regexp.MustCompile(`\{\{\s*\.?([a-z][a-z0-9_]*)\s*\}\}`)
@@ -55,7 +57,7 @@ func ParseCommand(line string) (Command, error) {
 	// start's {{ .name }} may hold blanks; it is the placeholder {name}
 	// whatever the quoting around it.
 	line = spacedPlaceholder.ReplaceAllString(line, "{$1}")
-	words, err := splitWords(line)
+	words, err := shellwords.Split(line, shellwords.Literal)
 	if err != nil {
 		return Command{}, err
 	}
@@ -234,72 +236,4 @@ func matchPlaceholder(s string) (string, int) {
 
 func isNameByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
-}
-
-// splitWords splits a command line into words with the POSIX shell's
-// quoting rules: blanks and newlines separate words; a backslash outside
-// quotes takes the next character literally (backslash-newline is removed);
-// single quotes keep everything up to the next single quote; double quotes
-// keep everything but interpret a backslash before $ ` " \ and newline.
-// Nothing else is special: no comments, operators, expansions or globs.
-func splitWords(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case '\\':
-			if i+1 >= len(s) {
-				return nil, errors.New("unterminated escape at the end of the command")
-			}
-			i++
-			if s[i] != '\n' {
-				cur.WriteByte(s[i])
-				inWord = true
-			}
-		case '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, errors.New("unterminated single quote")
-			}
-			cur.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case '"':
-			closed := false
-			for i++; i < len(s); i++ {
-				d := s[i]
-				if d == '"' {
-					closed = true
-					break
-				}
-				if d == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-					i++
-					if s[i] != '\n' {
-						cur.WriteByte(s[i])
-					}
-					continue
-				}
-				cur.WriteByte(d)
-			}
-			if !closed {
-				return nil, errors.New("unterminated double quote")
-			}
-			inWord = true
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
 }

@@ -50,7 +50,8 @@ func TestDemoReplays(t *testing.T) {
 		"usage: 4 model calls, ",
 		"[completed] step \"review each file\"",
 		"usage: 4 model calls (4 replayed), ",
-		"    [completed] task review/merge  1 turn  1,428 tokens  (replayed)",
+		"    [completed] task review/merge  1 turn  1,428 tokens  $0.0055  (replayed)",
+		"4 turns, $0.0000 spent + $0.0183 replayed",
 		" retry.go\n",
 		"The wait is computed by `Policy.Delay` (retry.go:33)",
 		"usage: 1 model call, ",
@@ -106,7 +107,9 @@ type answer struct {
 
 // scriptedServer is an OpenAI-compatible chat-completions server that
 // answers from a list of authored answers, with usage counted by the
-// o200k tokenizer as a real server would report it.
+// o200k tokenizer as a real server would report it, and the cost at
+// gpt-4.1's prices ($2 per million input tokens, $8 per million output
+// tokens) in usage.cost, as routers such as OpenRouter report it.
 func scriptedServer(t *testing.T, answers []answer) *httptest.Server {
 	var mu sync.Mutex
 	used := map[int]bool{}
@@ -137,7 +140,8 @@ func scriptedServer(t *testing.T, answers []answer) *httptest.Server {
 					"id": fmt.Sprintf("demo-%d", i), "object": "chat.completion", "created": 0, "model": "gpt-4.1",
 					"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
 						"message": map[string]any{"role": "assistant", "content": a.Answer}}},
-					"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+					"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out,
+						"cost": float64(in)*2e-6 + float64(out)*8e-6},
 				})
 				return
 			}

@@ -95,6 +95,9 @@ type Usage struct {
 	// price is unknown.
 	CostUSD     float64
 	CostUnknown int
+	// ReplayedCostUSD is the part of CostUSD that replayed calls recorded:
+	// spent by the run that made them, not again by this one.
+	ReplayedCostUSD float64
 }
 
 // Line is the usage line of SPEC §17.3 and §14.9, "usage: 3 model calls
@@ -102,7 +105,9 @@ type Usage struct {
 // when no model was asked. The cost part is the known cost when above
 // zero, then "cost unknown for N calls" when calls had no known price
 // ("…, 5 turns, $0.0123, cost unknown for 2 calls"); a free run (echo)
-// shows none.
+// shows none. When replayed calls recorded a cost, the part is what this
+// run spent and what was replayed: "$0.0021 spent + $0.0183 replayed", so
+// a resumed run shows that it did not pay again.
 func (u Usage) Line() string {
 	if u.Calls == 0 {
 		return ""
@@ -114,7 +119,12 @@ func (u Usage) Line() string {
 		fmt.Fprintf(&b, " (%d replayed)", u.Replayed)
 	}
 	fmt.Fprintf(&b, ", %d input + %d output tokens, %s", u.InputTokens, u.OutputTokens, plural(u.Turns, "turn", "turns"))
-	if c := journal.CostText(u.CostUSD, u.CostUnknown); c != "" {
+	if u.ReplayedCostUSD > 0 {
+		fmt.Fprintf(&b, ", %s spent + %s replayed", journal.FormatUSD(max(u.CostUSD-u.ReplayedCostUSD, 0)), journal.FormatUSD(u.ReplayedCostUSD))
+		if u.CostUnknown > 0 {
+			fmt.Fprintf(&b, ", cost unknown for %s", plural(u.CostUnknown, "call", "calls"))
+		}
+	} else if c := journal.CostText(u.CostUSD, u.CostUnknown); c != "" {
 		b.WriteString(", " + c)
 	}
 	return b.String()
@@ -129,7 +139,7 @@ func plural(n int, one, many string) string {
 
 func usageOf(u tasksystem.RunUsage) Usage {
 	return Usage{Calls: u.Calls, Replayed: u.Replayed, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, Turns: u.Turns,
-		CostUSD: u.CostUSD, CostUnknown: u.CostUnknown}
+		CostUSD: u.CostUSD, CostUnknown: u.CostUnknown, ReplayedCostUSD: u.ReplayedCostUSD}
 }
 
 // Interrupted is the cause to cancel a run's context with when the user

@@ -15,6 +15,7 @@ import (
 
 	"github.com/evalrun/evalrun/handler"
 	"github.com/evalrun/evalrun/handler/tokens"
+	"github.com/evalrun/evalrun/internal/shellwords"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/trace"
 )
@@ -234,5 +235,5 @@ func shellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:{}@%+,") == "" {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return shellwords.Quote(s)
 }

@@ -248,7 +248,6 @@ func Open(opts Options) (*Engine, error) {
 			return tools.IsTerminal(stdin) && tools.IsTerminal(opts.Progress.terminal(out))
 		},
 	})
-	e.registerPlanTools()
 	ps := &providers{
 		cfg: cfg,
 		opts: handler.RunOptions{
@@ -345,6 +344,7 @@ func Open(opts Options) (*Engine, error) {
 	ts := evaluator.NewTaskSystem(e.reg, e.exec)
 	ts.Tools = e.tools
 	ts.Context = e.mem.getContext
+	ts.Plans = workflowPlans{e}
 	ts.OnDefine = func(t *templates.Template, res tasksystem.AddResult) {
 		if old := res.Replaced; old != nil && old.Scope != templates.ScopeDefatom {
 			stderr.printf("warning: template '%s' from %s shadows %s\n", t.Name, originText(t), originText(old))

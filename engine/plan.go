@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/evalrun/evalrun/config"
-	"github.com/evalrun/evalrun/handler/tools"
+	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/plan"
 	"github.com/evalrun/evalrun/progress"
 	"github.com/evalrun/evalrun/tasksystem"
@@ -96,8 +97,8 @@ func (e *Engine) RunPlan(ctx context.Context, p *plan.Plan, r PlanRun) (*plan.Ou
 		// from the cassette (SPEC §22.3), so the agents stay chosen.
 		ro.Agent = "none"
 	}
-	// evalrun plan run starts the trace; the plan-run tool of a workflow
-	// is traced already, under its tool call.
+	// evalrun plan run starts the trace; (plan-run) of a workflow is
+	// traced already: its tasks go under the workflow's current span.
 	ctx = e.traced(ctx)
 	x := &planExecutor{e: e, forceProvider: ro.Agent == "none", tasks: map[string]*plan.Task{}}
 	planned := make([]progress.PlannedTask, 0, len(p.Tasks))
@@ -268,132 +269,128 @@ func writeJSON(b *strings.Builder, v any) {
 	}
 }
 
-// The workflow side of plans (SPEC §23.6) is two tools, so that the
-// evaluator needs no new forms: (plan-load (dir "…")) and
-// (plan-run (dir "…") (task "IMPL-2") (parallel 2)). Their TaskResult's
-// parsedContent is the dict; their calls are journaled under the tool
-// call of the calling run.
-const (
-	ToolPlanLoad = "plan-load"
-	ToolPlanRun  = "plan-run"
-)
+// The workflow side of plans (SPEC §23.6) is the evaluator's forms
+// (plan-load DIR) and (plan-run DIR (task …) (parallel N) (agent A)),
+// which reach the engine through evaluator.Planner, implemented by
+// workflowPlans. They are not tools: a model does not run plans.
 
-// registerPlanTools adds plan-load and plan-run to the run's tools.
-func (e *Engine) registerPlanTools() {
-	dirParam := tools.Param{Name: "dir", Kind: tools.ParamString, Required: true, Description: "The session directory .workflow/active/WFS-…, relative to the working directory."}
-	e.tools.Register(tools.Tool{
-		Name:        ToolPlanLoad,
-		Description: "Read and check a Claude-Code-Workflow plan; returns {session, tasks, order}.",
-		Params:      []tools.Param{dirParam},
-		Unavailable: func() string { return "plan-load is for workflows, not models" },
-		Run: func(ctx context.Context, params *value.Dict) *value.TaskResult {
-			p, fail := e.loadPlanTool(params)
-			if fail != nil {
-				return fail
-			}
-			d := value.NewDict(3)
-			session := value.Value(value.NewDict(0))
-			if p.Session != nil {
-				if v, err := value.ParseJSON(string(p.Session.Src)); err == nil {
-					session = v
-				}
-			}
-			d.Set("session", session)
-			var tasks value.List
-			for _, t := range p.Tasks {
-				v, err := value.ParseJSON(string(t.File.Src))
-				if err != nil {
-					continue
-				}
-				tasks = append(tasks, v)
-			}
-			d.Set("tasks", tasks)
-			waves, _ := p.Waves(len(p.Tasks), nil)
-			var order value.List
-			for _, w := range waves {
-				var ids value.List
-				for _, t := range w {
-					ids = append(ids, value.String(t.ID))
-				}
-				order = append(order, ids)
-			}
-			d.Set("order", order)
-			return &value.TaskResult{Status: value.StatusComplete, Content: value.JSON(d), Parsed: d}
-		},
-	})
-	e.tools.Register(tools.Tool{
-		Name:        ToolPlanRun,
-		Description: "Run a Claude-Code-Workflow plan as evalrun plan run does; returns a dict of per-task results.",
-		Params: []tools.Param{dirParam,
-			{Name: "task", Kind: tools.ParamString, Description: "Run only these tasks, separated by spaces (IMPL-1, IMPL-1.*)."},
-			{Name: "parallel", Kind: tools.ParamInt, Description: "Tasks at once (default 1)."},
-			{Name: "agent", Kind: tools.ParamString, Description: "The agent of tasks nothing else assigns; none for the provider."},
-		},
-		Unavailable: func() string { return "plan-run is for workflows, not models" },
-		Run: func(ctx context.Context, params *value.Dict) *value.TaskResult {
-			p, fail := e.loadPlanTool(params)
-			if fail != nil {
-				return fail
-			}
-			r := PlanRun{DryRun: e.opts.DryRun, Parallel: 1}
-			if v, ok := params.Get("task"); ok {
-				r.Tasks = strings.Fields(value.Text(v))
-			}
-			if v, ok := params.Get("parallel"); ok {
-				n, _ := strconv.Atoi(value.Text(v))
-				r.Parallel = max(n, 1)
-			}
-			if v, ok := params.Get("agent"); ok {
-				r.Agent = value.Text(v)
-			}
-			out, err := e.RunPlan(ctx, p, r)
-			d := value.NewDict(0)
-			if out != nil {
-				for _, id := range out.Completed {
-					td := value.NewDict(2)
-					td.Set("status", value.String("completed"))
-					td.Set("answer", value.String(out.Answers[id]))
-					d.Set(id, td)
-				}
-				for _, id := range out.Failed {
-					td := value.NewDict(1)
-					td.Set("status", value.String("failed"))
-					d.Set(id, td)
-				}
-				for _, id := range out.NotStarted {
-					td := value.NewDict(1)
-					td.Set("status", value.String("not_started"))
-					d.Set(id, td)
-				}
-			}
-			if err != nil {
-				var fe *plan.FailedError
-				reason := tasksystem.ReasonExecutionHalted
-				if errors.As(err, &fe) {
-					reason = tasksystem.ReasonToolExecution
-				}
-				res := value.Failed(reason, err.Error(), nil)
-				res.Parsed = d
-				return res
-			}
-			return &value.TaskResult{Status: value.StatusComplete, Content: value.JSON(d), Parsed: d}
-		},
-	})
-}
+// workflowPlans implements evaluator.Planner for the run's workflows.
+type workflowPlans struct{ e *Engine }
 
-// loadPlanTool loads the plan named by the dir parameter; a plan with
-// errors is a FAILED result listing them.
-func (e *Engine) loadPlanTool(params *value.Dict) (*plan.Plan, *value.TaskResult) {
-	v, _ := params.Get("dir")
-	dir := absTo(e.ws.WorkDir, value.Text(v))
-	p, diags, err := plan.Load(dir, e.ws.PlanOptions())
+// load reads and checks the plan in dir (relative to the working
+// directory); a plan with errors is an error holding the first of them.
+func (w workflowPlans) load(dir string) (*plan.Plan, error) {
+	p, diags, err := plan.Load(absTo(w.e.ws.WorkDir, dir), w.e.ws.PlanOptions())
 	if err != nil {
-		return nil, value.Failed(tasksystem.ReasonInputValidation, err.Error(), nil)
+		return nil, err
 	}
 	if diags.HasErrors() {
-		return nil, value.Failed(tasksystem.ReasonInputValidation, strings.TrimSuffix(diags.String(), "\n"), nil)
+		for _, d := range diags {
+			if d.Severity == plan.SevError {
+				if n := diags.Errors(); n > 1 {
+					return nil, fmt.Errorf("%s (and %d more errors; evalrun plan check lists them)", d.String(), n-1)
+				}
+				return nil, errors.New(d.String())
+			}
+		}
 	}
 	return p, nil
+}
+
+// LoadPlan implements evaluator.Planner: the dict {session, tasks, order}
+// with session the parsed workflow-session.json ({} without one), tasks
+// the task files as dicts in id order and order the waves of ids that
+// could run side by side.
+func (w workflowPlans) LoadPlan(ctx context.Context, dir string) (*value.Dict, error) {
+	p, err := w.load(dir)
+	if err != nil {
+		return nil, err
+	}
+	d := value.NewDict(3)
+	session := value.Value(value.NewDict(0))
+	if p.Session != nil {
+		v, err := value.ParseJSON(string(p.Session.Src))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Session.Path, err)
+		}
+		session = v
+	}
+	d.Set("session", session)
+	tasks := make(value.List, 0, len(p.Tasks))
+	for _, t := range p.Tasks {
+		v, err := value.ParseJSON(string(t.File.Src))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.File.Path, err)
+		}
+		tasks = append(tasks, v)
+	}
+	d.Set("tasks", tasks)
+	// Every leaf may run side by side: the waves are the dependency
+	// levels (focus_paths still split a level).
+	waves, _ := p.Waves(len(p.Tasks), nil)
+	order := make(value.List, 0, len(waves))
+	for _, wave := range waves {
+		ids := make(value.List, 0, len(wave))
+		for _, t := range wave {
+			ids = append(ids, value.String(t.ID))
+		}
+		order = append(order, ids)
+	}
+	d.Set("order", order)
+	return d, nil
+}
+
+// RunPlan implements evaluator.Planner: it runs the plan as
+// `evalrun plan run` does (with the run's --dry-run), its tasks step
+// nodes under the trace frame of ctx, and returns a dict from each task
+// id the run selected, in the order they finished, to
+//
+//	{"status": "completed", "answer": TEXT, "tokens": N, "cost_usd": X}
+//	{"status": "failed", "reason": FIRST LINE OF THE ERROR}   (the file says blocked)
+//	{"status": "not_started"}   (a dependency failed or is outside the selection)
+//	{"status": "dry_run", "wave": N}   (under --dry-run: the task's prompt was written, nothing ran)
+//
+// Failed tasks are not an error; a step that needs a person
+// (manual_intervention) is an *evaluator.PlanStop.
+func (w workflowPlans) RunPlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*value.Dict, error) {
+	p, err := w.load(dir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := w.e.RunPlan(ctx, p, PlanRun{DryRun: w.e.opts.DryRun, Parallel: max(o.Parallel, 1), Tasks: o.Tasks, Agent: o.Agent})
+	var me *plan.ManualError
+	if errors.As(err, &me) {
+		return nil, &evaluator.PlanStop{TaskID: me.TaskID, Step: me.Step, Msg: me.Error()}
+	}
+	var fe *plan.FailedError
+	if err != nil && !errors.As(err, &fe) {
+		return nil, err
+	}
+	d := value.NewDict(0)
+	if out == nil {
+		return d, nil
+	}
+	for _, id := range out.Completed {
+		u := out.Usage[id]
+		d.Set(id, value.DictOf(
+			"status", value.String("completed"),
+			"answer", value.String(out.Answers[id]),
+			"tokens", value.Int(u.Tokens),
+			"cost_usd", value.Float(u.CostUSD),
+		))
+	}
+	for _, id := range out.Failed {
+		d.Set(id, value.DictOf("status", value.String("failed"), "reason", value.String(out.Reasons[id])))
+	}
+	for _, id := range out.NotStarted {
+		d.Set(id, value.DictOf("status", value.String("not_started")))
+	}
+	for i, wave := range out.Waves {
+		for _, id := range wave {
+			d.Set(id, value.DictOf("status", value.String("dry_run"), "wave", value.Int(i+1)))
+		}
+	}
+	return d, nil
 }
 
 // The plan types the evalrun command uses, so that it reaches plans

@@ -504,10 +504,12 @@ func TestPlanKillAndResume(t *testing.T) {
 	}
 }
 
-func TestPlanToolsFromWorkflow(t *testing.T) {
-	root := copyExample(t)
-	e, err := engine.Open(engine.Options{WorkDir: root, Provider: "echo", Journal: &engine.JournalInfo{WorkflowPath: "<eval>"}, Getenv: func(k string) string {
-		if k == "HOME" {
+// openPlanEngine opens an engine over the project root with the echo
+// provider and a journal.
+func openPlanEngine(t *testing.T, root string) *engine.Engine {
+	t.Helper()
+	e, err := engine.Open(engine.Options{WorkDir: root, Provider: "echo", Stderr: &bytes.Buffer{}, Journal: &engine.JournalInfo{WorkflowPath: "<eval>"}, Getenv: func(k string) string {
+		if k == "HOME" || k == "EVALRUN_HOME" {
 			return root
 		}
 		return os.Getenv(k)
@@ -515,32 +517,140 @@ func TestPlanToolsFromWorkflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
-	ctx := context.Background()
-	v, err := e.Eval(ctx, "<eval>", `(let ((p (get (plan-load (dir ".workflow/active/WFS-jwt-auth")) "parsedContent")))
-  (list (get (get p "session") "session_id") (length (get p "tasks")) (get p "order")))`)
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func TestPlanLoadFromWorkflow(t *testing.T) {
+	root := copyExample(t)
+	e := openPlanEngine(t, root)
+	v, err := e.Eval(context.Background(), "<eval>", `(let ((p (plan-load ".workflow/active/WFS-jwt-auth")))
+  (list (keys p) (get (get p "session") "session_id") (map (lambda (t) (get t "id")) (get p "tasks")) (get p "order")))`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := v.String(), `("WFS-jwt-auth" 8 (("IMPL-001") ("IMPL-002.1" "IMPL-003.1") ("IMPL-002.2" "IMPL-003.2") ("IMPL-004")))`; got != want {
-		t.Errorf("plan-load: %s\nwant %s", got, want)
+	want := `(("session" "tasks" "order") "WFS-jwt-auth" ("IMPL-001" "IMPL-002" "IMPL-002.1" "IMPL-002.2" "IMPL-003" "IMPL-003.1" "IMPL-003.2" "IMPL-004") (("IMPL-001") ("IMPL-002.1" "IMPL-003.1") ("IMPL-002.2" "IMPL-003.2") ("IMPL-004")))`
+	if got := v.String(); got != want {
+		t.Errorf("plan-load:\n got %s\nwant %s", got, want)
 	}
-	v, err = e.Eval(ctx, "<eval>", `(get (plan-run (dir ".workflow/active/WFS-jwt-auth") (task "IMPL-1") (parallel 2)) "parsedContent")`)
+	// Applied as a value, plan-load is a primitive of the directory.
+	v, err = e.Eval(context.Background(), "<eval>", `(get (apply plan-load (list ".workflow/active/WFS-jwt-auth")) "order")`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := v.String(); !strings.HasPrefix(got, `(dict "IMPL-001" (dict "status" "completed" "answer" "# IMPL-001: Design the token model\n`) {
-		t.Errorf("plan-run: %s", got)
+	if got, want := v.String(), `(("IMPL-001") ("IMPL-002.1" "IMPL-003.1") ("IMPL-002.2" "IMPL-003.2") ("IMPL-004"))`; got != want {
+		t.Errorf("apply plan-load: %s", got)
+	}
+}
+
+func TestPlanRunFromWorkflow(t *testing.T) {
+	root := copyExample(t)
+	e := openPlanEngine(t, root)
+	v, err := e.Eval(context.Background(), "<eval>", `(step "build"
+  (plan-run ".workflow/active/WFS-jwt-auth" (task "IMPL-1 IMPL-2.1") (parallel 2)))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := v.(*value.Dict)
+	if !ok {
+		t.Fatalf("plan-run returned %s", v)
+	}
+	if got, want := strings.Join(d.Keys(), " "), "IMPL-001 IMPL-002.1"; got != want {
+		t.Errorf("tasks %q, want %q", got, want)
+	}
+	for _, id := range d.Keys() {
+		r, _ := d.Get(id)
+		rd := r.(*value.Dict)
+		st, _ := rd.Get("status")
+		ans, _ := rd.Get("answer")
+		tok, _ := rd.Get("tokens")
+		if value.Text(st) != "completed" || !strings.HasPrefix(value.Text(ans), "# "+id+": ") {
+			t.Errorf("%s: %s", id, rd)
+		}
+		if n, ok := tok.(value.Int); !ok || n <= 0 {
+			t.Errorf("%s tokens %v", id, tok)
+		}
 	}
 	e.Finish(nil, nil)
 	_, tree := lastTree(t, root)
-	var names []string
-	journal.Walk(tree, func(n *journal.Node, _ int) bool {
-		names = append(names, n.Kind+" "+n.Name)
-		return true
-	})
-	if !slices.Contains(names, "step IMPL-001") || !slices.Contains(names, "tool plan-run") {
-		t.Errorf("journal %q", names)
+	if len(tree) != 1 || tree[0].Kind != "step" || tree[0].Name != "build" {
+		t.Fatalf("top of the journal: %v", tree)
+	}
+	var kids []string
+	for _, n := range tree[0].Children {
+		kids = append(kids, n.Kind+" "+n.Name)
+		if len(n.Children) == 0 {
+			t.Errorf("%s has no calls below it", n.Name)
+		}
+	}
+	if want := []string{"step IMPL-001", "step IMPL-002.1"}; !slices.Equal(kids, want) {
+		t.Errorf("children of step build: %q, want %q", kids, want)
+	}
+	p, _, err := plan.Load(filepath.Join(root, ".workflow/active/WFS-jwt-auth"), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range p.Tasks {
+		if want := tk.ID == "IMPL-001" || tk.ID == "IMPL-002.1"; want != (tk.Status == plan.StatusCompleted) {
+			t.Errorf("%s is %s", tk.ID, tk.Status)
+		}
+	}
+}
+
+func TestPlanRunKeywordOptionsAndFailure(t *testing.T) {
+	root := copyExample(t)
+	// IMPL-001's first step fails: IMPL-001 fails, IMPL-002.1 (which
+	// depends on it) does not start; neither is an evaluation error.
+	f := filepath.Join(root, ".workflow/active/WFS-jwt-auth/.task/IMPL-001.json")
+	data, _ := os.ReadFile(f)
+	os.WriteFile(f, []byte(strings.Replace(string(data), "bash(cat src/auth/login.ts)", "bash(exit 3)", 1)), 0o644)
+	e := openPlanEngine(t, root)
+	v, err := e.Eval(context.Background(), "<eval>", `(plan-run ".workflow/active/WFS-jwt-auth" :task "IMPL-1 IMPL-2.1" :parallel 2)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.String(), `(dict "IMPL-001" (dict "status" "failed" "reason" "pre_analysis step \"load_current_login\": \"exit 3\": exit status 3") "IMPL-002.1" (dict "status" "not_started"))`; got != want {
+		t.Errorf("plan-run:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestPlanRunManualInterventionIsAnError(t *testing.T) {
+	root := copyExample(t)
+	f := filepath.Join(root, ".workflow/active/WFS-jwt-auth/.task/IMPL-001.json")
+	data, _ := os.ReadFile(f)
+	s := strings.Replace(string(data), "bash(cat src/auth/login.ts)", "bash(exit 3)", 1)
+	s = strings.Replace(s, `"on_error": "fail"`, `"on_error": "manual_intervention"`, 1)
+	os.WriteFile(f, []byte(s), 0o644)
+	e := openPlanEngine(t, root)
+	_, err := e.Eval(context.Background(), "wf.lisp", "(list 1\n  (plan-run \".workflow/active/WFS-jwt-auth\" (task \"IMPL-1\")))")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if got, want := err.Error(), `wf.lisp:2:3: 'plan-run' stopped: IMPL-001: pre_analysis step "load_current_login" failed and needs a person (on_error manual_intervention)`; !strings.HasPrefix(got, want) {
+		t.Errorf("error:\n got %s\nwant %s…", got, want)
+	}
+	if !strings.Contains(err.Error(), "evalrun plan run --resume") {
+		t.Errorf("the error does not say how to continue: %s", err)
+	}
+}
+
+func TestPlanLoadBadDirIsAnError(t *testing.T) {
+	root := copyExample(t)
+	f := filepath.Join(root, ".workflow/active/WFS-jwt-auth/.task/IMPL-004.json")
+	data, _ := os.ReadFile(f)
+	os.WriteFile(f, []byte(strings.Replace(string(data), `"id": "IMPL-004"`, `"id": "IMPL-009"`, 1)), 0o644)
+	e := openPlanEngine(t, root)
+	for _, tc := range []struct{ src, want string }{
+		{"(list\n (plan-load \"nowhere\"))", "wf.lisp:2:2: 'plan-load': "},
+		{"(let ((d \".workflow/active/WFS-jwt-auth\"))\n   (plan-run d))", "wf.lisp:2:4: 'plan-run': " + filepath.Join(root, ".workflow/active/WFS-jwt-auth/.task/IMPL-004.json") + ":2:9: error: "},
+		{"(plan-run \"d\" (tasks \"IMPL-1\"))", "wf.lisp:1:15: Unknown 'plan-run' option: tasks (expected task, parallel or agent)"},
+		{"(plan-run \"d\" (parallel 0))", "wf.lisp:1:25: 'plan-run' parallel must be a positive integer, got 0"},
+		{"(plan-load 3)", "wf.lisp:1:1: 'plan-load' directory must be a string, got int"},
+	} {
+		_, err := e.Eval(context.Background(), "wf.lisp", tc.src)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s:\n got %v\nwant %s…", tc.src, err, tc.want)
+		}
 	}
 }
 
@@ -694,5 +804,37 @@ func TestPlanAgentTimeout(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(root, ".workflow/active/WFS-jwt-auth/.task/IMPL-001.json"))
 	if !strings.Contains(string(data), `"status": "blocked"`) {
 		t.Errorf("IMPL-001 after the timeout:\n%s", data)
+	}
+}
+
+// TestPlanRunDryRunFromWorkflow: under --dry-run plan-run runs nothing and
+// returns each task of the waves with its wave.
+func TestPlanRunDryRunFromWorkflow(t *testing.T) {
+	root := copyExample(t)
+	e, err := engine.Open(engine.Options{WorkDir: root, Provider: "echo", DryRun: true, Stderr: &bytes.Buffer{}, Journal: &engine.JournalInfo{WorkflowPath: "<eval>"}, Getenv: func(k string) string {
+		if k == "HOME" || k == "EVALRUN_HOME" {
+			return root
+		}
+		return os.Getenv(k)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	v, err := e.Eval(context.Background(), "<eval>", `(plan-run ".workflow/active/WFS-jwt-auth" (task "IMPL-1 IMPL-2.1") (parallel 2))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.String(), `(dict "IMPL-001" (dict "status" "dry_run" "wave" 1) "IMPL-002.1" (dict "status" "dry_run" "wave" 2))`; got != want {
+		t.Errorf("dry run:\n got %s\nwant %s", got, want)
+	}
+	p, _, err := plan.Load(filepath.Join(root, ".workflow/active/WFS-jwt-auth"), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range p.Tasks {
+		if tk.Status == plan.StatusCompleted {
+			t.Errorf("%s completed under --dry-run", tk.ID)
+		}
 	}
 }

@@ -72,6 +72,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		WorkDir:   ws.WorkDir,
 		Journal:   filepath.Join(ws.Root, journal.DefaultPath),
 		Templates: serveTemplates(opts),
+		Plan:      ws.PlanOptions(),
 	})
 	defer srv.Close()
 	url := "http://" + pageHost(bound) + "/"

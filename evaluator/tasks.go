@@ -13,7 +13,8 @@ import (
 
 // Tasks is what the evaluator needs from the task system: the template
 // registry, task and tool execution, and matching. NewTaskSystem adapts the
-// tasksystem package; tests may supply their own.
+// tasksystem package; tests may supply their own. A Tasks may also be a
+// UsageReporter (run-usage) and a Planner (plan-load, plan-run).
 type Tasks interface {
 	// Lookup resolves a name by exact name, alias, then type:subtype.
 	Lookup(name string) (*templates.Template, bool)

@@ -23,6 +23,9 @@ type TaskSystem struct {
 	// OnDefine, when set, receives what each defatom registration displaced
 	// (for the shadowing warnings).
 	OnDefine func(t *templates.Template, res tasksystem.AddResult)
+	// Plans reads and runs plans for plan-load and plan-run; nil makes
+	// them evaluation errors.
+	Plans Planner
 }
 
 // NewTaskSystem returns a TaskSystem over a registry and an executor.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/evalrun/evalrun/internal/shellwords"
 )
 
 // CommandKind says how a step's command runs.
@@ -137,61 +139,12 @@ func parseCCW(s string) (Command, bool) {
 }
 
 // splitWords splits a command line with POSIX quoting; ok is false when it
-// holds an unquoted shell operator (| & ; < > ( ) `) or an unterminated
-// quote, so that the command is left to the shell.
+// holds what only a shell would interpret (an unquoted operator, a command
+// substitution or an expansion) or an unterminated quote, so that the
+// command is left to the shell.
 func splitWords(s string) ([]string, bool) {
-	var words []string
-	var cur strings.Builder
-	in := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, false
-			}
-			cur.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			in = true
-		case c == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, false
-			}
-			in = true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			in = true
-		case strings.IndexByte("|&;<>()`", c) >= 0:
-			return nil, false
-		default:
-			cur.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	return words, true
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	words, err := shellwords.Split(s, shellwords.Strict)
+	return words, err == nil
 }
 
 // TemplateFor returns the template name of a meta.agent: "@code-developer"

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/evalrun/evalrun/internal/shellwords"
 )
 
 // Executor runs the calls of a plan that are not shell commands: the
@@ -123,6 +125,11 @@ type Outcome struct {
 	Waves [][]string
 	// Answers holds the answer of each completed task, by id.
 	Answers map[string]string
+	// Usage holds the tokens and cost of each completed task, by id.
+	Usage map[string]Answer
+	// Reasons holds the first line of the failure of each failed task,
+	// by id.
+	Reasons map[string]string
 }
 
 // FailedError is returned when some tasks failed; the others ran.
@@ -174,7 +181,7 @@ func Run(ctx context.Context, p *Plan, exec Executor, opts RunOptions) (*Outcome
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{p: p, exec: exec, opts: opts, recs: recs, out: &Outcome{Answers: map[string]string{}}, restart: map[*Task]bool{}, failed: map[*Task]bool{}}
+	r := &runner{p: p, exec: exec, opts: opts, recs: recs, out: &Outcome{Answers: map[string]string{}, Usage: map[string]Answer{}, Reasons: map[string]string{}}, restart: map[*Task]bool{}, failed: map[*Task]bool{}}
 	for _, t := range p.Leaves() {
 		if t.Status != StatusActive || (sel != nil && !sel(t)) {
 			continue
@@ -351,6 +358,7 @@ func (r *runner) runTask(ctx context.Context, t *Task) (err error) {
 			rec.Reason = firstLine(err.Error())
 			rec.FinishedAt = r.opts.now().UTC().Format(time.RFC3339)
 			r.out.Failed = append(r.out.Failed, t.ID)
+			r.out.Reasons[t.ID] = rec.Reason
 			return r.p.SetStatus(t, StatusBlocked)
 		}); uerr != nil {
 			return uerr
@@ -371,6 +379,7 @@ func (r *runner) runTask(ctx context.Context, t *Task) (err error) {
 		}
 		r.out.Completed = append(r.out.Completed, t.ID)
 		r.out.Answers[t.ID] = ans.Text
+		r.out.Usage[t.ID] = Answer{Tokens: ans.Tokens, CostUSD: ans.CostUSD}
 		if c := t.Parent; c != nil && r.p.Completed(c) && c.Status != StatusCompleted {
 			if err := r.p.SetStatus(c, StatusCompleted); err != nil {
 				return err
@@ -584,7 +593,7 @@ func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars ma
 		ans, err := r.exec.RunAgent(ctx, AgentCall{TaskID: t.ID, Step: step, Agent: c.Agent, Prompt: prompt, Dir: dir, ReadOnly: c.ReadOnly})
 		return ans.Text, ans, err
 	}
-	text := substitute(c.Text, vars, shellQuote)
+	text := substitute(c.Text, vars, shellwords.Quote)
 	cmd := exec.CommandContext(ctx, "sh", "-c", text)
 	cmd.Dir = r.p.Root
 	cmd.Env = r.opts.Env

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net/http/httptest"
@@ -478,4 +479,89 @@ func TestBrowserTenThousandCallRunIsVirtualised(t *testing.T) {
 	}
 	waitJS(t, ctx, "its detail", `document.querySelector(".detail").innerText.includes("Summary of file 9999")`)
 	shot(t, ctx, "run-10k.png")
+}
+
+// TestBrowserPlanStepOutputs opens a plan that has run: the task table
+// shows the tokens, a task's panel links its run and lists its step
+// outputs, folded, whose text shows once opened and whose copy button
+// copies it; the run link opens the task's node in the run.
+func TestBrowserPlanStepOutputs(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	run := writePlanRun(f)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/plans/WFS-auth")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the task table", `document.querySelectorAll(".plan-layout tbody tr").length === 6`)
+	if got := jsString(ctx, t, `[...document.querySelectorAll(".plan-layout tbody tr")].map(r => r.children[0].innerText.trim() + "=" + r.children[5].innerText.trim()).join(" ")`); got !=
+		"IMPL-1=1,050 IMPL-2= IMPL-2.1=1,500 IMPL-2.2= IMPL-3= IMPL-4=" {
+		t.Errorf("tokens column = %q", got)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.plan-layout tbody tr[data-id="IMPL-1"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the step outputs", `document.querySelectorAll(".side details.step-out").length === 2`)
+	if got := jsString(ctx, t, `document.querySelector(".side a.run-link").getAttribute("href")`); got != "/runs/"+run+"?call=1" {
+		t.Errorf("run link = %q", got)
+	}
+	if got := jsString(ctx, t, `[...document.querySelectorAll(".side details.step-out > summary")].map(s => s.innerText.replace(/\s+/g, " ").trim()).join(" | ")`); got !=
+		"completed step gather 30ms copy | completed task plan/action-planning-agent 1,050 tok · 2.9s copy" {
+		t.Errorf("step outputs = %q", got)
+	}
+	// Folded: the output is not shown until the step is opened.
+	if got := jsString(ctx, t, `document.querySelector(".side details.step-out").open + ""`); got != "false" {
+		t.Errorf("a completed step's output is open: %s", got)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.side details.step-out[data-seq="2"] > summary b`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the gather output", `document.querySelector('.side details.step-out[data-seq="2"]').open && document.querySelector('.side details.step-out[data-seq="2"] pre.text').innerText === `+jsQuote(planRunGather))
+	if got := jsString(ctx, t, `getComputedStyle(document.querySelector('.side details.step-out[data-seq="2"] pre.text')).fontFamily`); !strings.Contains(strings.ToLower(got), "mono") {
+		t.Errorf("step output font = %q, want monospace", got)
+	}
+	if got := jsString(ctx, t, `document.querySelector(".side").innerText`); !strings.Contains(got, "tokens\n1,050") || !strings.Contains(got, "cost\n$0.0031") {
+		t.Errorf("task panel:\n%s", got)
+	}
+	if page := jsString(ctx, t, `document.querySelector("main").innerText`); strings.Contains(page, "null") || strings.Contains(page, "undefined") {
+		t.Errorf("plan page shows a missing value:\n%s", page)
+	}
+	shot(t, ctx, "plan-outputs.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the plan page with outputs fits 360px", `document.documentElement.scrollWidth <= 361 && [...document.querySelectorAll(".page")].every(p => p.scrollWidth <= p.clientWidth + 1)`)
+	shot(t, ctx, "plan-outputs-360.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900)); err != nil {
+		t.Fatal(err)
+	}
+	// A failed step is shown open, with its error.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.plan-layout tbody tr[data-id="IMPL-2.1"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the failed step", `document.querySelectorAll(".side details.step-out").length === 2 && document.querySelector(".side details.step-out").open`)
+	if got := jsString(ctx, t, `document.querySelector(".side details.step-out .errbox").innerText`); got != planRunLintError {
+		t.Errorf("failed step error = %q", got)
+	}
+	if got := jsString(ctx, t, `document.querySelector(".side details.step-out .body").innerText`); !strings.Contains(got, "no output recorded") {
+		t.Errorf("failed step body = %q", got)
+	}
+	shot(t, ctx, "plan-failed-step.png")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.plan-layout tbody tr[data-id="IMPL-1"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "IMPL-1 again", `document.querySelector(".side a.run-link") && document.querySelector(".side h2").innerText.includes("IMPL-1")`)
+
+	// The run link opens the run with the task's node selected.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.side a.run-link`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the run of the plan", `location.pathname === "/runs/`+run+`" && document.querySelector(".detail") && document.querySelector(".detail").innerText.includes("IMPL-1")`)
+}
+
+// jsQuote writes s as a JavaScript string literal.
+func jsQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -35,8 +35,11 @@
 // CORS header is ever set. A viewer bound to all interfaces also accepts
 // IP-literal hosts, which rebinding cannot produce.
 //
-// The plan page reads .workflow/active/WFS-*/.task/IMPL-*.json directly
-// (plans.go); the task states follow SPEC §23.5.
+// The plan page reads .workflow/active/WFS-* with package plan (Load,
+// StatusJSON), so its states and current task are those of `evalrun plan
+// status --json`; each task's times, run, tokens and cost come from the
+// plan runner's .process/evalrun-state.json, and its step outputs from
+// the nodes under its step node in that journal run (plans.go).
 //
 // # Example
 //

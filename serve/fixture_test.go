@@ -321,3 +321,62 @@ func fixtureTemplates(context.Context) ([]Template, error) {
 			XML: "<task name=\"review/file\">\n  <instructions>Review the file {{path}} and list at most three problems.</instructions>\n</task>\n"},
 	}, nil
 }
+
+// The plan run of writePlanRun: what its steps and calls answered.
+const (
+	planRunGather = "src/auth/login.ts\nsrc/auth/token.ts"
+	planRunDesign = "The design uses short-lived JWTs with refresh tokens; access tokens live 15 minutes."
+	planRunToken  = "Token generation: issueToken signs {sub, exp, iat} with HS256."
+	// planRunLintError is the error of IMPL-2.1's skipped lint step.
+	planRunLintError = `"eslint src/auth": exit status 127: sh: 1: eslint: not found`
+)
+
+// writePlanRun records a plan run of the plan of writePlan as the plan
+// runner does: a journal run whose step nodes are the tasks IMPL-1 and
+// IMPL-2.1, with IMPL-1's pre_analysis step (named "IMPL-1 gather", its
+// output the result), IMPL-2.1's failed optional step and the agent calls
+// of both below them, and the run
+// records of .process/evalrun-state.json. It returns the run id.
+func writePlanRun(f *fixture) string {
+	f.t.Helper()
+	start := f.base.Add(-2 * time.Hour)
+	r, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "plan", StartedAt: start})
+	f.must(err)
+	t1, _ := r.Begin(nil, journal.KindStep, "IMPL-1", "", nil)
+	gather, _ := r.Begin(t1, journal.KindStep, "IMPL-1 gather", "", nil)
+	f.must(gather.End(journal.StatusCompleted, value.String(planRunGather), "", journal.Usage{}, 1, false))
+	design, _ := r.Begin(t1, journal.KindTask, "plan/action-planning-agent", "d351", value.DictOf("task", value.String("IMPL-1")))
+	f.must(design.SetPrompt("You plan software changes.", "Design the authentication module."))
+	f.must(design.Running())
+	f.must(design.End(journal.StatusCompleted, ok(planRunDesign, nil, providerNotes("plan/action-planning-agent", 900, 150, "cost_usd", value.Float(0.0031))), "",
+		journal.Usage{InputTokens: 900, OutputTokens: 150, Turns: 1}, 0, false))
+	f.must(t1.End(journal.StatusCompleted, value.String(planRunDesign), "", journal.Usage{}, 1, false))
+	t21, _ := r.Begin(nil, journal.KindStep, "IMPL-2.1", "", nil)
+	// An optional step that failed and was skipped (on_error skip_optional).
+	lint, _ := r.Begin(t21, journal.KindStep, "IMPL-2.1 lint", "", nil)
+	f.must(lint.End(journal.StatusFailed, nil, planRunLintError, journal.Usage{}, 1, false))
+	code, _ := r.Begin(t21, journal.KindTask, "plan/code-developer", "c0de", value.DictOf("task", value.String("IMPL-2.1")))
+	f.must(code.Running())
+	f.must(code.End(journal.StatusCompleted, ok(planRunToken, nil, providerNotes("plan/code-developer", 1200, 300)), "",
+		journal.Usage{InputTokens: 1200, OutputTokens: 300, Turns: 1}, 0, false))
+	f.must(t21.End(journal.StatusCompleted, value.String(planRunToken), "", journal.Usage{}, 1, false))
+	f.must(r.Finish(journal.StatusCompleted, nil, nil))
+	f.at(t1, start, 0, 3*time.Second)
+	f.at(gather, start, 10*time.Millisecond, 40*time.Millisecond)
+	f.at(design, start, 50*time.Millisecond, 2900*time.Millisecond)
+	f.at(t21, start, 3100*time.Millisecond, 7*time.Second)
+	f.at(code, start, 3150*time.Millisecond, 6900*time.Millisecond)
+	f.finished(r, 7100*time.Millisecond)
+	utc := func(d time.Duration) string { return start.Add(d).UTC().Format(time.RFC3339) }
+	state := fmt.Sprintf(`{
+  "tasks": {
+    "IMPL-1": {"agent": "@action-planning-agent", "started_at": %q, "finished_at": %q, "run": %q, "tokens": 1050, "cost_usd": 0.0031},
+    "IMPL-2.1": {"agent": "@code-developer", "started_at": %q, "finished_at": %q, "run": %q, "tokens": 1500}
+  }
+}
+`, utc(0), utc(3*time.Second), r.ID(), utc(3100*time.Millisecond), utc(7*time.Second), r.ID())
+	path := filepath.Join(f.root, ".workflow", "active", "WFS-auth", ".process", "evalrun-state.json")
+	f.must(os.MkdirAll(filepath.Dir(path), 0o755))
+	f.must(os.WriteFile(path, []byte(state), 0o644))
+	return r.ID()
+}

@@ -137,8 +137,8 @@ func planGraph(p *Plan) string {
 			shown = strings.TrimRight(string(title[:graphTitle-1]), " ") + "…"
 		}
 		tip := t.ID + " " + t.Title + " (" + t.Status
-		if len(t.BlockedBy) > 0 {
-			tip += ": " + strings.Join(t.BlockedBy, ", ")
+		if t.Reason != "" {
+			tip += ": " + t.Reason
 		}
 		tip += ")"
 		fmt.Fprintf(&b, `<g class="%s" data-id="%s" transform="translate(%d,%d)"><title>%s</title>`, class,

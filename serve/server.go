@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/evalrun/evalrun/plan"
 )
 
 // DefaultAddr is the address `evalrun serve` binds by default (SPEC §24).
@@ -55,6 +57,10 @@ type Options struct {
 	// Poll is how often the journal is checked for changes for the live
 	// updates (default 250ms).
 	Poll time.Duration
+	// Plan is what reading a plan needs from the workspace ([plan]
+	// max_tasks, the agents, [plan.agents], the templates), as `evalrun
+	// plan status` reads it; the zero value reads with the defaults.
+	Plan plan.Options
 }
 
 // Server is the viewer: an http.Handler over the journal, the plans and

@@ -349,6 +349,116 @@ func TestAPIPlans(t *testing.T) {
 	get(t, ts, "/api/plans/WFS-..", 404, &e)
 }
 
+// TestAPIPlanRunRecords reads a plan that has run: the times, run, tokens
+// and cost of each task come from .process/evalrun-state.json, and its
+// step outputs from the journal run recorded there.
+func TestAPIPlanRunRecords(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	run := writePlanRun(f)
+	ts := testServer(t, f)
+	var list []PlanSummary
+	get(t, ts, "/api/plans", 200, &list)
+	if len(list) != 1 || list[0].Tasks != 6 || *list[0].Current != "IMPL-2.2" || list[0].Counts["completed"] != 2 {
+		t.Fatalf("plans = %+v", list)
+	}
+	var p Plan
+	get(t, ts, "/api/plans/WFS-auth", 200, &p)
+	byID := map[string]*PlanTask{}
+	for _, task := range p.Tasks {
+		byID[task.ID] = task
+	}
+	start := f.base.Add(-2 * time.Hour).UTC()
+	t1 := byID["IMPL-1"]
+	if t1.Run == nil || *t1.Run != run || t1.StartedAt == nil || *t1.StartedAt != start.Format(time.RFC3339) ||
+		t1.FinishedAt == nil || *t1.FinishedAt != start.Add(3*time.Second).Format(time.RFC3339) || t1.Tokens != 1050 || t1.CostUSD != 0.0031 {
+		t.Errorf("IMPL-1 = %+v", t1.TaskStatus)
+	}
+	if t1.Call == nil || *t1.Call != 1 {
+		t.Errorf("IMPL-1 call = %v, want seq 1", t1.Call)
+	}
+	var outs []string
+	for _, o := range t1.Outputs {
+		out := "<nil>"
+		if o.Output != nil {
+			out = *o.Output
+		}
+		outs = append(outs, fmt.Sprintf("%d %s %s %s %d %q", o.Seq, o.Kind, o.Name, o.Status, o.Tokens, out))
+	}
+	want := []string{
+		fmt.Sprintf("2 step gather completed 0 %q", planRunGather),
+		fmt.Sprintf("3 task plan/action-planning-agent completed 1050 %q", planRunDesign),
+	}
+	if strings.Join(outs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("IMPL-1 outputs:\n%s\nwant\n%s", strings.Join(outs, "\n"), strings.Join(want, "\n"))
+	}
+	if g := t1.Outputs[0]; g.StartedAt == nil || *g.StartedAt != start.Add(10*time.Millisecond).Format(time.RFC3339Nano) ||
+		g.FinishedAt == nil || *g.FinishedAt != start.Add(40*time.Millisecond).Format(time.RFC3339Nano) {
+		t.Errorf("gather times %v %v", g.StartedAt, g.FinishedAt)
+	}
+	t21 := byID["IMPL-2.1"]
+	if t21.Run == nil || *t21.Run != run || t21.Tokens != 1500 || t21.CostUSD != 0 || t21.Call == nil || *t21.Call != 4 ||
+		len(t21.Outputs) != 2 || t21.Outputs[1].Output == nil || *t21.Outputs[1].Output != planRunToken {
+		t.Errorf("IMPL-2.1 = %+v outputs %+v", t21.TaskStatus, t21.Outputs)
+	} else if lint := t21.Outputs[0]; lint.Name != "lint" || lint.Status != "failed" || lint.Error != planRunLintError || lint.Output != nil {
+		t.Errorf("IMPL-2.1 lint = %+v", lint)
+	}
+	for _, id := range []string{"IMPL-2", "IMPL-2.2", "IMPL-3", "IMPL-4"} {
+		if x := byID[id]; x.Run != nil || x.StartedAt != nil || x.Call != nil || len(x.Outputs) != 0 {
+			t.Errorf("%s has not run: %+v %+v", id, x.TaskStatus, x.Outputs)
+		}
+	}
+	// The list does not read the journal; the plan's JSON has the
+	// outputs under "outputs" and the fields of plan status --json.
+	resp, err := http.Get(ts.URL + "/api/plans/WFS-auth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, s := range []string{`"run":"` + run + `"`, `"tokens":1050`, `"cost_usd":0.0031`, `"outputs":[{"seq":2,"kind":"step","name":"gather","status":"completed","output":"src/auth/login.ts\nsrc/auth/token.ts"`} {
+		if !strings.Contains(string(body), s) {
+			t.Errorf("plan JSON lacks %s", s)
+		}
+	}
+}
+
+// TestAPIPlanStateUnreadable: a state file that is not JSON leaves the
+// tasks without run records and is named among the problems.
+func TestAPIPlanStateUnreadable(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	path := filepath.Join(f.root, ".workflow", "active", "WFS-auth", ".process", "evalrun-state.json")
+	f.must(os.MkdirAll(filepath.Dir(path), 0o755))
+	f.must(os.WriteFile(path, []byte("{not json"), 0o644))
+	ts := testServer(t, f)
+	var p Plan
+	get(t, ts, "/api/plans/WFS-auth", 200, &p)
+	if len(p.Problems) != 1 || !strings.HasPrefix(p.Problems[0], path+": invalid character") || p.Tasks[0].Run != nil || *p.Current != "IMPL-2.2" {
+		t.Errorf("problems %q, IMPL-1 run %v", p.Problems, p.Tasks[0].Run)
+	}
+}
+
+// TestAPIPlanProblems: what plan check reports is listed with positions
+// relative to the project, and a task file that is not JSON is shown
+// without its JSON rather than failing the page.
+func TestAPIPlanProblems(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	bad := filepath.Join(f.root, ".workflow", "active", "WFS-auth", ".task", "IMPL-5.json")
+	f.must(os.WriteFile(bad, []byte("{\"id\": \"IMPL-5\",\n  \"title\": }"), 0o644))
+	ts := testServer(t, f)
+	var p Plan
+	get(t, ts, "/api/plans/WFS-auth", 200, &p)
+	if len(p.Problems) != 1 || p.Problems[0] != ".workflow/active/WFS-auth/.task/IMPL-5.json:2:12: error: invalid JSON: unexpected character '}', expected a value" {
+		t.Errorf("problems = %q", p.Problems)
+	}
+	last := p.Tasks[len(p.Tasks)-1]
+	if last.ID != "IMPL-5" || string(last.JSON) != "null" || len(p.Tasks) != 7 {
+		t.Errorf("last task = %+v", last)
+	}
+}
+
 func TestAPITemplates(t *testing.T) {
 	f := newFixture(t)
 	ts := testServer(t, f)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalrun/evalrun/internal/shellwords"
 	"github.com/evalrun/evalrun/templates"
 )
 
@@ -35,12 +36,8 @@ const OutputTruncated = "[output truncated]"
 // errCommandTimeout reports that a command ran out of time.
 var errCommandTimeout = errors.New("command timed out")
 
-// shellQuote quotes s for a POSIX shell: in single quotes, with every
-// embedded single quote written as '\” (SPEC §12.4). The empty string
-// becomes ”.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes a value substituted into a <command> (SPEC §12.4).
+var shellQuote = shellwords.Quote
 
 // renderCommand renders a <command> text with every placeholder's final
 // text shell-quoted (SPEC §12.4, §19): each placeholder is resolved with

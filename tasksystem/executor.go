@@ -205,6 +205,9 @@ type RunUsage struct {
 	CostUSD float64
 	// CostUnknown counts the calls whose cost is not (wholly) known.
 	CostUnknown int
+	// ReplayedCostUSD is the part of CostUSD that replayed calls
+	// recorded: money spent by an earlier run, not again by this one.
+	ReplayedCostUSD float64
 }
 
 // addCost counts the cost of one call; the caller holds usageMu.
@@ -230,6 +233,7 @@ func (e *Executor) AddReplayed(u handler.Usage, turns int, cost handler.Cost) {
 	e.usageMu.Lock()
 	defer e.usageMu.Unlock()
 	e.usage.addCost(cost)
+	e.usage.ReplayedCostUSD += cost.USD
 	e.usage.Calls++
 	e.usage.Replayed++
 	e.usage.InputTokens += u.InputTokens

@@ -46,3 +46,53 @@ func TestPlanExample(t *testing.T) {
 		t.Errorf("journal status: exit %d\n%s", code, out)
 	}
 }
+
+// TestPlanFormsFromAWorkflow: evalrun check knows plan-load and plan-run
+// (and reports a misspelt option at its position); evalrun run runs the
+// example plan from a workflow, and the plan's tasks are journaled under
+// the step that called plan-run.
+func TestPlanFormsFromAWorkflow(t *testing.T) {
+	root, err := filepath.Abs("../../examples/plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	copyDir(t, root, dir)
+	t.Chdir(dir)
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: exampleEnv(t)}
+		return a.main(args), stdout.String(), stderr.String()
+	}
+	wf := `(let ((p (plan-load ".workflow/active/WFS-jwt-auth")))
+  (step "implement"
+    (let ((r (plan-run ".workflow/active/WFS-jwt-auth" (task (first (first (get p "order")))) (parallel 2))))
+      (map (lambda (id) (list id (get (get r id) "status"))) (keys r)))))
+`
+	os.WriteFile("plan.sexp", []byte(wf), 0o644)
+	os.WriteFile("typo.sexp", []byte("(plan-run \".workflow/active/WFS-jwt-auth\"\n  (paralel 2))\n"), 0o644)
+	if code, out, errs := run("check", "plan.sexp"); code != exitOK || out != "plan.sexp: ok\n" || errs != "" {
+		t.Errorf("check plan.sexp: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := run("check", "typo.sexp"); code == exitOK || !strings.Contains(out+errs, "typo.sexp:2:3: error: Unknown 'plan-run' option: paralel (expected task, parallel or agent)") {
+		t.Errorf("check typo.sexp: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs := run("run", "--provider", "echo", "plan.sexp")
+	if code != exitOK || out != "((\"IMPL-001\" \"completed\"))\n" {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ = run("status")
+	if code != exitOK || !strings.Contains(out, `[completed] step "implement"`) {
+		t.Fatalf("status: exit %d\n%s", code, out)
+	}
+	// IMPL-001 is indented below the step that called plan-run.
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, `step "implement"`) {
+			indent := len(l) - len(strings.TrimLeft(l, " "))
+			if i+1 >= len(lines) || !strings.Contains(lines[i+1], `step "IMPL-001"`) || len(lines[i+1])-len(strings.TrimLeft(lines[i+1], " ")) <= indent {
+				t.Errorf("IMPL-001 is not a child of step implement:\n%s", out)
+			}
+		}
+	}
+}

@@ -26,7 +26,7 @@ JSON endpoints (GET only; the shapes are those of the matching --json outputs):
   /api/runs/ID/events       server-sent events: "calls" {run, nodes, current} of changed calls, "end" once the run finished
   /api/events               server-sent events: "runs" [run...] started, changed or finished
   /api/plans                the plans of .workflow/active
-  /api/plans/DIR            one plan: tasks with states, dependencies, task JSON and summaries
+  /api/plans/DIR            one plan: tasks with states, runs, step outputs, task JSON, summaries
   /api/plans/DIR/graph.svg  the plan's dependency graph
   /api/templates            the registry as templates list --json, with each template's source and XML
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/evalrun/evalrun/handler"
 	"os"
 	"os/exec"
 	"slices"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/internal/shellwords"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -31,7 +32,7 @@ func (t *Tools) shell(ctx context.Context, params *value.Dict) *value.TaskResult
 		return value.Failed(handler.ReasonConfiguration, errShellDisabled, nil)
 	}
 	command, _ := paramString(params, "command")
-	words, err := SplitWords(command)
+	words, err := shellwords.Split(command, shellwords.Strict)
 	if err != nil {
 		return value.Failed(handler.ReasonInputValidation, "invalid command: "+err.Error(), nil)
 	}

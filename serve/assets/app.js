@@ -712,18 +712,40 @@ function planPage(dir, params) {
     if (show) showTask(tasks[i]);
   }
 
+  // stepOutput is one node of the task's run: a step with its output or
+  // a call with its answer, folded, in monospace, with copy.
+  function stepOutput(t, o) {
+    const sub = [o.tokens ? thousands(o.tokens) + " tok" : "", o.started_at && o.finished_at ? duration((new Date(o.finished_at) - new Date(o.started_at)) / 1000) : ""].filter(Boolean).join(" · ");
+    return h("details", { class: "step-out", "data-seq": o.seq, open: o.status === "failed" },
+      h("summary", null, badge(o.status), h("span", { class: "tag", text: o.kind }), h("b", { class: "mono", text: o.name }),
+        sub ? h("span", { class: "sub", text: sub }) : null,
+        o.output != null && o.output !== "" ? copyButton(o.output) : null),
+      h("div", { class: "body" },
+        o.error ? h("pre", { class: "errbox", text: o.error }) : null,
+        o.output == null ? h("div", { class: "none", text: o.status === "running" ? "running" : "no output recorded" })
+          : o.output === "" ? h("div", { class: "none", text: "empty" }) : h("pre", { class: "text mono", text: o.output }),
+        h("a", { class: "muted", href: `/runs/${encodeURIComponent(t.run)}?call=${o.seq}`, "data-link": true, text: `open call ${o.seq} in the run` })));
+  }
+
   function showTask(t) {
     side.hidden = false;
     const dl = h("dl", { class: "kv" });
-    const add = (k, v) => { if (v) dl.append(h("dt", { text: k }), h("dd", { text: v })); };
+    const add = (k, v) => { if (v) dl.append(h("dt", { text: k }), h("dd", null, v)); };
     add("file status", t.file_status);
+    add("reason", t.reason);
     add("agent", t.agent);
     add("depends on", t.depends_on.join(", "));
     add("blocked by", t.blocked_by.join(", "));
     add("parent", t.parent);
     add("subtasks", t.children.join(", "));
+    if (t.run) add("run", h("a", { href: `/runs/${encodeURIComponent(t.run)}` + (t.call != null ? `?call=${t.call}` : ""), "data-link": true, class: "run-link", text: t.run }));
+    add("started", clock(t.started_at));
+    add("finished", clock(t.finished_at) + (t.started_at && t.finished_at ? ` (${duration((new Date(t.finished_at) - new Date(t.started_at)) / 1000)})` : ""));
+    if (t.run) add("tokens", thousands(t.tokens));
+    if (t.run && t.cost_usd) add("cost", cost(t.cost_usd));
     let json = null;
     try { json = JSON.parse(JSON.stringify(t.json)); } catch (e) { json = t.json; }
+    const outs = t.outputs || [];
     side.replaceChildren(
       h("div", { class: "detail-head" },
         h("button", { class: "icon close", type: "button", text: "✕", title: "Close (esc)", onclick: () => (side.hidden = true) }),
@@ -732,7 +754,9 @@ function planPage(dir, params) {
       section("Steps", t.steps.length ? h("div", null, ...t.steps.map((s) => h("div", { style: "margin-bottom:6px" },
         h("span", { class: "tag", text: s.phase === "pre_analysis" ? "pre" : "impl" }), " ", h("b", { text: s.name || "" }),
         s.command ? h("pre", { class: "text", text: s.command }) : null, s.output ? h("div", { class: "muted mono", text: "→ " + s.output }) : null))) : h("div", { class: "none", text: "no steps" })),
-      section("Summary", t.summary != null ? h("pre", { class: "text md", text: t.summary }) : h("div", { class: "none", text: "no summary yet" })),
+      section("Step outputs", outs.length ? h("div", { class: "step-outs" }, ...outs.map((o) => stepOutput(t, o)))
+        : h("div", { class: "none", text: t.run ? "no step recorded in the run" : "not run yet" }), { sub: outs.length ? `${outs.length} from the run` : "" }),
+      section("Summary", t.summary != null ? h("pre", { class: "text md", text: t.summary }) : h("div", { class: "none", text: "no summary yet" }), { copy: t.summary ?? undefined }),
       section("Task JSON", treeBlock(json), { open: true }));
   }
 
@@ -754,13 +778,15 @@ function planPage(dir, params) {
         p.current ? h("span", { class: "tag current", text: "current: " + p.current }) : null),
       p.problems.length ? h("pre", { class: "errbox", text: p.problems.join("\n") }) : null,
       h("div", { class: "plan-layout" }, h("div", { class: "main-col" }, graph,
-        h("table", { class: "grid" }, h("thead", null, h("tr", null, h("th", { text: "Task" }), h("th", { text: "Title" }), h("th", { text: "State" }), h("th", { class: "opt", text: "Agent" }), h("th", { class: "opt", text: "Depends on" }))), tbody)), side)].filter(Boolean));
+        h("table", { class: "grid" }, h("thead", null, h("tr", null, h("th", { text: "Task" }), h("th", { text: "Title" }), h("th", { text: "State" }), h("th", { class: "opt", text: "Agent" }), h("th", { class: "opt", text: "Depends on" }), h("th", { class: "opt num", text: "Tokens" }), h("th", { class: "opt", text: "Finished" }))), tbody)), side)].filter(Boolean));
     tbody.replaceChildren(...tasks.map((t, i) => h("tr", { "data-id": t.id, onclick: () => selectTask(i, true) },
       h("td", { class: "mono" }, t.parent ? h("span", { class: "indent" }) : null, t.id),
       h("td", { class: "wrap" }, t.title, t.current ? [" ", h("span", { class: "tag current", text: "current" })] : null),
       h("td", null, badge(t.status), t.blocked_by.length ? h("span", { class: "muted", text: " " + t.blocked_by.join(", ") }) : null),
       h("td", { class: "mono opt", text: t.agent }),
-      h("td", { class: "mono opt", text: t.depends_on.join(", ") }))));
+      h("td", { class: "mono opt", text: t.depends_on.join(", ") }),
+      h("td", { class: "num opt", text: t.run ? thousands(t.tokens) : "" }),
+      h("td", { class: "opt", title: t.finished_at || "", text: ago(t.finished_at) }))));
     try {
       const r = await fetch("/api/plans/" + encodeURIComponent(dir) + "/graph.svg");
       graph.innerHTML = await r.text();

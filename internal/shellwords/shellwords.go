@@ -1,0 +1,147 @@
+package shellwords
+
+import (
+	"errors"
+	"strings"
+)
+
+// Mode says what Split does with the shell syntax it does not interpret.
+type Mode int
+
+const (
+	// Literal treats operators (| & ; < > ( )), $, backquotes and # as
+	// ordinary characters: the words go to a program, never to a shell,
+	// so `a | b` is the three words a, |, b (agent commands, SPEC §22.1).
+	Literal Mode = iota
+	// Strict refuses what a shell would interpret and a program would
+	// not: an unquoted operator, command substitution (` or $(…)) and
+	// parameter expansion ($NAME, ${…}) are errors, and a word that
+	// starts with # starts a comment up to the end of the line (the
+	// shell tool, SPEC §19; a plan's bash(…) command that can run
+	// without a shell).
+	Strict
+)
+
+// ErrSubstitution is the error of Strict for a command substitution or a
+// parameter expansion.
+var ErrSubstitution = errors.New("variable expansion and command substitution are not supported (the command runs without a shell)")
+
+// Split splits a command line into words with the POSIX shell's quoting
+// rules: blanks and newlines separate words; a backslash outside quotes
+// takes the next character literally (backslash-newline is removed);
+// single quotes keep everything up to the next single quote; double quotes
+// keep everything but interpret a backslash before $ ` " \ and newline.
+// Nothing is expanded: no variables, globs or tildes. mode says what
+// becomes of the other shell syntax.
+func Split(s string, mode Mode) ([]string, error) {
+	strict := mode == Strict
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	end := func() {
+		if inWord {
+			words = append(words, cur.String())
+			cur.Reset()
+			inWord = false
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			end()
+		case '\\':
+			if i+1 >= len(s) {
+				return nil, errors.New("unterminated escape at the end of the command")
+			}
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+			cur.WriteByte(s[i])
+			inWord = true
+		case '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("unterminated single quote")
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case '"':
+			i++
+			closed := false
+			for ; i < len(s); i++ {
+				d := s[i]
+				if d == '"' {
+					closed = true
+					break
+				}
+				if d == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+					i++
+					if s[i] != '\n' {
+						cur.WriteByte(s[i])
+					}
+					continue
+				}
+				if strict && (d == '`' || d == '$' && expands(s, i)) {
+					return nil, ErrSubstitution
+				}
+				cur.WriteByte(d)
+			}
+			if !closed {
+				return nil, errors.New("unterminated double quote")
+			}
+			inWord = true
+		case '#':
+			if inWord || !strict {
+				cur.WriteByte(c)
+				inWord = true
+				continue
+			}
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case '|', '&', ';', '<', '>', '(', ')':
+			if strict {
+				return nil, errors.New("shell operator '" + string(c) + "' is not supported (the command runs without a shell)")
+			}
+			cur.WriteByte(c)
+			inWord = true
+		case '`':
+			if strict {
+				return nil, ErrSubstitution
+			}
+			cur.WriteByte(c)
+			inWord = true
+		case '$':
+			if strict && expands(s, i) {
+				return nil, ErrSubstitution
+			}
+			cur.WriteByte(c)
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	end()
+	return words, nil
+}
+
+// expands reports whether the $ at s[i] would start an expansion in a
+// shell.
+func expands(s string, i int) bool {
+	if i+1 >= len(s) {
+		return false
+	}
+	c := s[i+1]
+	return c == '{' || c == '(' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' ||
+		c >= '0' && c <= '9' || strings.IndexByte("@*#?$!-", c) >= 0
+}
+
+// Quote quotes s for a POSIX shell: single quotes, with '\” for an
+// embedded quote.
+func Quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

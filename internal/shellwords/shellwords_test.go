@@ -1,0 +1,121 @@
+package shellwords
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSplitStrict(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+		err  string
+	}{
+		{"git diff --staged", []string{"git", "diff", "--staged"}, ""},
+		{"  go\ttest   ./...  ", []string{"go", "test", "./..."}, ""},
+		{`echo 'a b' "c d" e\ f`, []string{"echo", "a b", "c d", "e f"}, ""},
+		{`echo '' ""`, []string{"echo", "", ""}, ""},
+		{`echo a'b'"c"d`, []string{"echo", "abcd"}, ""},
+		{`echo "a\"b\\c\$d\e"`, []string{"echo", `a"b\c$d\e`}, ""},
+		{`echo 'it''s' \'`, []string{"echo", "its", "'"}, ""},
+		{"echo a\\\nb", []string{"echo", "ab"}, ""},
+		{"echo \"a\\\nb\"", []string{"echo", "ab"}, ""},
+		{"echo a # comment\nls", []string{"echo", "a", "ls"}, ""},
+		{"echo a#b", []string{"echo", "a#b"}, ""},
+		{"echo *.go ~ $ a=b", []string{"echo", "*.go", "~", "$", "a=b"}, ""},
+		{"echo '$HOME' \\$HOME", []string{"echo", "$HOME", "$HOME"}, ""},
+		{"", nil, ""},
+		{"echo 'open", nil, "unterminated single quote"},
+		{`echo "open`, nil, "unterminated double quote"},
+		{`echo \`, nil, "unterminated escape at the end of the command"},
+		{"ls | wc", nil, "shell operator '|' is not supported (the command runs without a shell)"},
+		{"ls > out", nil, "shell operator '>' is not supported (the command runs without a shell)"},
+		{"a && b", nil, "shell operator '&' is not supported (the command runs without a shell)"},
+		{"a; b", nil, "shell operator ';' is not supported (the command runs without a shell)"},
+		{"echo $(id)", nil, ErrSubstitution.Error()},
+		{"echo `id`", nil, ErrSubstitution.Error()},
+		{`echo "$HOME"`, nil, ErrSubstitution.Error()},
+		{`echo "${x}"`, nil, ErrSubstitution.Error()},
+	}
+	for _, tt := range tests {
+		got, err := Split(tt.in, Strict)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("Split(%q, Strict) error = %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Split(%q, Strict): %v", tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Split(%q, Strict) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func FuzzSplit(f *testing.F) {
+	for _, s := range []string{"git diff", `a 'b c' "d\"e"`, "x\\ y", "#c\nz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, mode := range []Mode{Strict, Literal} {
+			roundTrip(t, s, mode)
+		}
+	})
+}
+
+// roundTrip checks that quoting each word of s with Quote and splitting
+// again gives the same words.
+func roundTrip(t *testing.T, s string, mode Mode) {
+	t.Helper()
+	words, err := Split(s, mode)
+	if err != nil {
+		return
+	}
+	// Quoting each word with single quotes and splitting again gives
+	// the same words.
+	q := ""
+	for i, w := range words {
+		if i > 0 {
+			q += " "
+		}
+		q += Quote(w)
+	}
+	again, err := Split(q, mode)
+	if err != nil || !cmp.Equal(words, again, cmp.Comparer(func(a, b []string) bool { return len(a) == 0 && len(b) == 0 || cmp.Equal(a, b) })) {
+		t.Errorf("%q -> %q -> %q (%v)", s, words, again, err)
+	}
+}
+
+// TestSplitLiteral: in Literal mode the shell syntax a program never sees
+// stays in the words as written; quoting works as in Strict.
+func TestSplitLiteral(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"claude -p --model {model} {prompt}", []string{"claude", "-p", "--model", "{model}", "{prompt}"}},
+		{"a | b; c && $(d) `e` $HOME #f", []string{"a", "|", "b;", "c", "&&", "$(d)", "`e`", "$HOME", "#f"}},
+		{`GEMINI_SYSTEM_MD={{.role_file}} gemini -p "a b" 'c d'`, []string{"GEMINI_SYSTEM_MD={{.role_file}}", "gemini", "-p", "a b", "c d"}},
+		{`echo "$HOME"`, []string{"echo", "$HOME"}},
+	}
+	for _, tt := range tests {
+		got, err := Split(tt.in, Literal)
+		if err != nil {
+			t.Errorf("Split(%q, Literal): %v", tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Split(%q, Literal) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+	if _, err := Split(`a "b`, Literal); err == nil || err.Error() != "unterminated double quote" {
+		t.Errorf("unterminated quote in Literal mode: %v", err)
+	}
+	if q := Quote("it's"); q != `'it'\''s'` {
+		t.Errorf("Quote = %s", q)
+	}
+}
