@@ -160,6 +160,21 @@ func TestEvaluationError(t *testing.T) {
 	}
 }
 
+// TestNoPlansInWorkflow: plan-load and plan-run have no activity, so in a
+// workflow they are the evaluation error of a Tasks without a Planner, and
+// run-usage reports nothing used (docs/temporal.md).
+func TestNoPlansInWorkflow(t *testing.T) {
+	_, err := runWorkflow(t, newEnv(t, newFake()), temporal.RunInput{Sources: source("(plan-run \"plans/a\")")})
+	ee := evaluationError(t, err)
+	if ee.Kind != "value" || ee.Message != "wf.sexp:1:1: 'plan-run' is not available here: no plans can be run" {
+		t.Fatalf("got %+v", ee)
+	}
+	got, err := runWorkflow(t, newEnv(t, newFake()), temporal.RunInput{Sources: source("(get-field (run-usage) \"calls\")")})
+	if err != nil || got != "0" {
+		t.Fatalf("run-usage calls: %q, %v", got, err)
+	}
+}
+
 func evaluationError(t *testing.T, err error) temporal.EvaluationError {
 	t.Helper()
 	var app *sdktemporal.ApplicationError
