@@ -8,12 +8,16 @@ BENCHTIME   ?= 1s
 STATICCHECK_VERSION ?= v0.8.2
 GOBIN_DIR   := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build test lint vet fmt-check staticcheck gotest bench bench-retrieval fuzz demo clean
+.PHONY: all build build-temporal test test-temporal lint vet fmt-check staticcheck gotest bench bench-retrieval fuzz demo clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/evalrun
+
+## build-temporal: evalrun with the Temporal commands (docs/temporal.md).
+build-temporal:
+	$(GO) build -tags temporal -o $(BIN) ./cmd/evalrun
 
 ## test: formatting, vet, staticcheck (when it can be installed) and the race-enabled test suite.
 test: fmt-check vet staticcheck gotest
@@ -43,6 +47,12 @@ gotest:
 		echo "serve: browser tests skipped: Chromium not found (install it: apt-get install -y chromium)"
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'TenThousand' ./serve/
+
+## test-temporal: vet and the tests of the files behind the temporal build
+## tag (the engine's and the CLI's Temporal parts; docs/temporal.md).
+test-temporal:
+	$(GO) vet -tags temporal ./engine/ ./cmd/evalrun/ ./temporal/
+	$(GO) test -tags temporal -count=1 ./engine/ ./cmd/evalrun/ ./temporal/
 
 ## bench: every Go benchmark; the README's figures come from this output.
 bench:

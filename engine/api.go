@@ -151,7 +151,11 @@ func Interrupted() error { return evaluator.Interrupted() }
 // (Interrupted, SPEC §6.7).
 func IsInterrupted(err error) bool {
 	var ee *evaluator.Error
-	return errors.As(err, &ee) && ee.Kind == evaluator.KindCancelled
+	if errors.As(err, &ee) {
+		return ee.Kind == evaluator.KindCancelled
+	}
+	kind, _, ok := remoteError(err)
+	return ok && kind == string(evaluator.KindCancelled)
 }
 
 // ErrorDisplay returns the display of an evaluation error of Run, Eval or
@@ -161,6 +165,9 @@ func ErrorDisplay(err error) (string, bool) {
 	var ee *evaluator.Error
 	if errors.As(err, &ee) {
 		return ee.Display(), true
+	}
+	if _, display, ok := remoteError(err); ok {
+		return display, true
 	}
 	return "", false
 }

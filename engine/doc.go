@@ -101,4 +101,12 @@
 // *Error to an exit code and turns signals into cancellation (Interrupted);
 // of the project's packages it imports only engine, value and sexp. No
 // package of the module other than cmd/evalrun imports engine.
+//
+// # Runs on Temporal
+//
+// With the build tag temporal the engine also serves Temporal workers and
+// starts, follows, cancels and describes runs on Temporal (Serve, Start,
+// Await, Cancel, Describe in temporal.go; docs/temporal.md). Without the tag
+// nothing of the Temporal SDK is linked, so programs that embed the engine
+// and the evalrun command stay small and start fast.
 package engine

@@ -140,6 +140,10 @@ type Engine struct {
 	// entry point installs them in its context (traced).
 	sinks []trace.Sink
 
+	// execOpts are the options exec was made with; a Temporal worker makes
+	// one executor per run from them (runTasks).
+	execOpts tasksystem.Options
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -314,7 +318,7 @@ func Open(opts Options) (*Engine, error) {
 	if e.budget = newBudget(maxCost, maxTokens, prior); e.budget != nil {
 		e.sinks = append(e.sinks, e.budget)
 	}
-	e.exec = tasksystem.NewExecutor(tasksystem.Options{
+	e.execOpts = tasksystem.Options{
 		Start:           e.start,
 		Provider:        runProvider,
 		DefaultProvider: defaultProvider,
@@ -334,7 +338,9 @@ func Open(opts Options) (*Engine, error) {
 		Memory:          e.mem,
 		AgentSettings:   agents,
 		Prices:          cfg.PricesOf,
-	})
+	}
+	e.exec = tasksystem.NewExecutor(e.execOpts)
+
 	ts := evaluator.NewTaskSystem(e.reg, e.exec)
 	ts.Tools = e.tools
 	ts.Context = e.mem.getContext

@@ -55,8 +55,11 @@ type Options struct {
 	// Stderr receives log-message lines and warnings; nil discards them.
 	Stderr io.Writer
 	// Start is the run's start time, the {{date}} of render; zero means the
-	// time New is called.
+	// runtime's time when New is called.
 	Start time.Time
+	// Runtime runs the parallel branches, holds the concurrency semaphore
+	// and the timeout, and reads the clock; nil means Local().
+	Runtime Runtime
 }
 
 // Interpreter evaluates programs in one global environment. It is the
@@ -67,7 +70,8 @@ type Interpreter struct {
 	global *Env
 	tasks  Tasks
 	limits Limits
-	sem    chan struct{}
+	rt     Runtime
+	sem    Semaphore
 	steps  atomic.Int64
 
 	outMu  sync.Mutex
@@ -112,14 +116,18 @@ func New(opts Options) *Interpreter {
 		limits: opts.Limits.withDefaults(),
 		stderr: opts.Stderr,
 		start:  opts.Start,
+		rt:     opts.Runtime,
+	}
+	if in.rt == nil {
+		in.rt = Local()
 	}
 	if in.start.IsZero() {
-		in.start = time.Now()
+		in.start = in.rt.Now()
 	}
 	if in.stderr == nil {
 		in.stderr = io.Discard
 	}
-	in.sem = make(chan struct{}, in.limits.Concurrency)
+	in.sem = in.rt.NewSemaphore(in.limits.Concurrency)
 	in.Reset()
 	return in
 }
@@ -227,7 +235,7 @@ var errInterrupted = errors.New("interrupted")
 func (in *Interpreter) newThread(ctx context.Context) (*thread, context.CancelFunc) {
 	cancel := context.CancelFunc(func() {})
 	if d := in.limits.Timeout; d > 0 {
-		ctx, cancel = context.WithTimeoutCause(ctx, d,
+		ctx, cancel = in.rt.WithTimeoutCause(ctx, d,
 			&Error{Kind: KindLimit, Msg: fmt.Sprintf("timeout exceeded (%s)", d)})
 	}
 	return &thread{in: in, ctx: ctx, done: ctx.Done()}, cancel

@@ -284,15 +284,13 @@ func (t *thread) executeTool(name string, params *value.Dict, pos sexp.Pos) (val
 
 // acquire takes a slot of the run-wide concurrency semaphore.
 func (t *thread) acquire(pos sexp.Pos) error {
-	select {
-	case t.in.sem <- struct{}{}:
-		return nil
-	case <-t.done:
+	if err := t.in.sem.Acquire(t.ctx); err != nil {
 		return t.cancelled(pos)
 	}
+	return nil
 }
 
-func (t *thread) release() { <-t.in.sem }
+func (t *thread) release() { t.in.sem.Release() }
 
 // interruption returns the cancellation error when the run was cancelled
 // while a task ran: a cancelled run ends, it does not go on with a FAILED

@@ -28,6 +28,7 @@ type cli struct {
 	Contexts  contextsCmd  `cmd:"" help:"List the configured contexts."`
 	Doctor    doctorCmd    `cmd:"" help:"Check the configuration, providers, agents, roles, contexts, templates and databases."`
 	Serve     serveCmd     `cmd:"" help:"Serve a local, read-only web page over the runs, plans and templates (default 127.0.0.1:7700)."`
+	Worker    workerCmd    `cmd:"" help:"Run a Temporal worker for this project: it evaluates evalrun workflows and executes their calls (an evalrun built with -tags temporal)."`
 }
 
 // evalFlags are the flags shared by run, eval, task and repl.
@@ -64,6 +65,7 @@ type progressFlag struct {
 type runCmd struct {
 	evalFlags    `embed:""`
 	progressFlag `embed:""`
+	remote       `embed:""`
 	Resume       string   `name:"resume" placeholder:"RUN" help:"Start a new run that resumes RUN (an id, a unique prefix or last) of the journal: its workflow (unless FILE is given), --set values and --provider, --model, --agent, --role and --context (unless new ones are given) are used again, and its completed task and tool calls are replayed instead of run."`
 	Files        []string `arg:"" optional:"" name:"file" sep:"none" help:"Workflow files, evaluated in order; - reads standard input. Optional with --resume."`
 }
@@ -146,6 +148,13 @@ type contextCmd struct {
 
 // Run implements "evalrun run".
 func (c *runCmd) Run(a *app) error {
+	if c.Temporal != "" {
+		return exit(a.runTemporal(c))
+	}
+	if c.Detach || c.CallTimeout != 0 || c.HeartbeatTimeout != 0 {
+		a.errorf("--detach, --call-timeout and --heartbeat-timeout need --temporal HOST:PORT")
+		return exit(exitUsage)
+	}
 	a.progressMode = c.Progress
 	return exit(a.runFiles(c.Files, c.evalFlags, c.Resume))
 }

@@ -186,6 +186,14 @@
 // :quit, :reset, :load FILE and :templates. Prompts appear only when standard
 // input is a terminal; the exit status is 0 at the end of input.
 //
+// # worker, run --temporal, status --temporal
+//
+// The Temporal commands (docs/temporal.md) are compiled in only with the
+// build tag temporal (temporalcmd.go), which links the Temporal SDK; the
+// default build keeps their flags (temporalflags.go) but refuses them with
+// exit 2 and the build command to use (notemporal.go), so that every other
+// command starts without the SDK's gRPC and protobuf initialisation.
+//
 // # Exit codes
 //
 //	0    success

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,9 +59,19 @@ func TestScripts(t *testing.T) {
 			"checkperm":  cmdCheckperm,
 			"globcp":     cmdGlobcp,
 		},
+		Condition:           scriptCondition,
 		Setup:               setupScript,
 		RequireExplicitExec: true,
 	})
+}
+
+// scriptCondition answers the scripts' own conditions: [temporal] is true
+// in an evalrun built with -tags temporal.
+func scriptCondition(cond string) (bool, error) {
+	if cond == "temporal" {
+		return temporalSupport, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // cmdExitcode is "exitcode N PROG ARGS...": it runs PROG like exec and fails

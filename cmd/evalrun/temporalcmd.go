@@ -1,0 +1,181 @@
+//go:build temporal
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/evalrun/evalrun/engine"
+	"github.com/evalrun/evalrun/value"
+)
+
+// temporalSupport says whether this evalrun was built with the temporal
+// tag (notemporal.go has the other side).
+const temporalSupport = true
+
+// target is where the flags say runs on Temporal go.
+func (f temporalFlags) target() engine.Temporal {
+	return engine.Temporal{HostPort: f.Temporal, Namespace: f.Namespace, TaskQueue: f.TaskQueue}
+}
+
+// worker runs a Temporal worker for the project until SIGINT or SIGTERM.
+func (a *app) worker(c *workerCmd) int {
+	if c.Temporal == "" {
+		a.errorf("evalrun worker needs --temporal HOST:PORT")
+		return exitUsage
+	}
+	e, code := a.open(evalFlags{Templates: c.Templates, Provider: c.Provider, Model: c.Model, RunFiles: c.RunFiles, agentFlags: c.agentFlags}, "", nil, nil, nil)
+	if code != exitOK {
+		return code
+	}
+	defer a.finish(e, false)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := e.Serve(ctx, c.target(), c.ActivitiesOnly); err != nil {
+		a.errorf("%v", err)
+		return exitEval
+	}
+	return exitOK
+}
+
+// runTemporal implements "evalrun run --temporal HOST:PORT FILE...": it
+// starts the workflow, then follows it (unless --detach) and prints its
+// value as a local run does, with the same exit codes.
+func (a *app) runTemporal(c *runCmd) int {
+	if c.Resume != "" || c.DryRun || c.Record != "" || c.MaxCost != 0 || c.MaxTokens != 0 || c.Progress == "always" {
+		a.errorf("--temporal cannot be combined with --resume, --dry-run, --record, --max-cost, --max-tokens or --progress always")
+		return exitUsage
+	}
+	if c.Provider != "" || c.Model != "" || len(c.RunFiles) > 0 || len(c.Templates) > 0 ||
+		c.Agent != "" || c.Role != "" || len(c.Context) > 0 || c.Verbose {
+		a.errorf("with --temporal the calls run on the workers: give --provider, --model, --files, --templates, --agent, --role, --context and --verbose to evalrun worker")
+		return exitUsage
+	}
+	if len(c.Files) == 0 {
+		a.errorf(`expected "<file> ..."`)
+		return exitUsage
+	}
+	sets, code := a.evalSetup(c.evalFlags)
+	if code != exitOK {
+		return code
+	}
+	srcs, ok := a.readSources(c.Files)
+	if !ok {
+		return exitUsage
+	}
+	if _, ok := a.parseSources(srcs); !ok {
+		return exitSyntax
+	}
+	e, code := a.open(c.evalFlags, "", nil, sets, nil)
+	if code != exitOK {
+		return code
+	}
+	defer a.finish(e, false)
+	if c.CallTimeout < 0 || c.HeartbeatTimeout < 0 {
+		a.errorf("--call-timeout and --heartbeat-timeout must not be negative")
+		return exitUsage
+	}
+	t := c.target()
+	t.CallTimeout, t.HeartbeatTimeout = c.CallTimeout, c.HeartbeatTimeout
+	id, err := e.Start(context.Background(), t, srcs)
+	if err != nil {
+		a.errorf("%v", err)
+		return exitEval
+	}
+	if c.Detach {
+		fmt.Fprintln(a.stdout, id)
+		return exitOK
+	}
+	fmt.Fprintf(a.stderr, "evalrun: following workflow %s\n", id)
+	return a.follow(t, id, c.JSON)
+}
+
+// follow waits for the run id and prints its value. The first Ctrl-C asks
+// whether to cancel the workflow or only stop following (without a
+// terminal: stop following); the run goes on on the workers unless
+// cancelled.
+func (a *app) follow(t engine.Temporal, id string, asJSON bool) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	type result struct {
+		v   value.Value
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := engine.Await(ctx, t, id)
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return a.printRun(r.v, r.err, asJSON)
+	case <-sig:
+	}
+	if engine.IsTerminal(a.stdin) && engine.IsTerminal(a.stderr) {
+		fmt.Fprintf(a.stderr, "cancel workflow %s? [y/N] ", id)
+		line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y") {
+			cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer ccancel()
+			if err := engine.Cancel(cctx, t, id); err != nil {
+				a.errorf("%v", err)
+				return exitEval
+			}
+			a.errorf("cancelled workflow %s", id)
+			return exitInterrupted
+		}
+	}
+	a.errorf("stopped following workflow %s; it goes on (evalrun status --temporal %s %s)", id, t.HostPort, id)
+	return exitInterrupted
+}
+
+// printRun prints a followed run's value or error as evaluate does.
+func (a *app) printRun(v value.Value, err error, asJSON bool) int {
+	if err != nil {
+		if engine.IsInterrupted(err) {
+			a.errorf("interrupted")
+			return exitInterrupted
+		}
+		return a.reportError(err)
+	}
+	if !a.printValue(v, asJSON) {
+		return exitEval
+	}
+	if msg, failed := failedResult(v); failed {
+		a.errorf("final value is a FAILED TaskResult: %s", msg)
+		return exitEval
+	}
+	return exitOK
+}
+
+// statusTemporal implements "evalrun status --temporal HOST:PORT ID".
+func (a *app) statusTemporal(f temporalFlags, id string) int {
+	t := f.target()
+	if id == "" || id == "last" {
+		a.errorf("evalrun status --temporal needs a workflow id")
+		return exitUsage
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := engine.Describe(ctx, t, id)
+	if err != nil {
+		a.errorf("%v", err)
+		return exitEval
+	}
+	line := fmt.Sprintf("workflow %s  %s  started %s", st.ID, st.State, st.Start.Local().Format("2006-01-02 15:04:05"))
+	if !st.Closed.IsZero() {
+		line += "  " + st.Closed.Sub(st.Start).Round(time.Second).String()
+	}
+	fmt.Fprintf(a.stdout, "%s  %d events  %d calls running\n", line, st.HistoryLength, st.PendingCalls)
+	return exitOK
+}

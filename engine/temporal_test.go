@@ -1,0 +1,130 @@
+//go:build temporal
+
+package engine
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/temporal"
+	"github.com/evalrun/evalrun/value"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// TestTemporalExamples runs examples of examples/ on the echo provider in
+// this process and as the evalrun.Run workflow whose calls go through the
+// engine's task system (the SDK's test environment, no server): the values
+// are the same.
+func TestTemporalExamples(t *testing.T) {
+	for _, c := range []struct {
+		dir, file string
+		inputs    []Input
+	}{
+		{"", "greet.sexp", nil},
+		{"", "fanout.sexp", nil},
+		{"improve", "improve.sexp", []Input{{Name: "goal", Value: value.String("A Getting started section")}}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			copyTree(t, filepath.Join("..", "examples", c.dir), dir, c.file)
+			text, err := os.ReadFile(filepath.Join(dir, c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			open := func() *Engine {
+				e, err := Open(Options{WorkDir: dir, Provider: "echo", Inputs: c.inputs, Stderr: io.Discard, Getenv: func(string) string { return "" }})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { e.Close() })
+				return e
+			}
+			src := sexp.NewSource(c.file, string(text))
+			prog, err := Compile(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			local, err := open().Run(context.Background(), prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			e := open()
+			var s testsuite.WorkflowTestSuite
+			s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+			env := s.NewTestWorkflowEnvironment()
+			temporal.RegisterWorker(env, workerTasks{e, e.tasks}, e.runTasks, false)
+			in := temporal.RunInput{Sources: []temporal.Source{{Name: c.file, Text: string(text)}}, Limits: e.limits}
+			for _, i := range c.inputs {
+				x, err := temporal.Encode(i.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.Inputs = append(in.Inputs, temporal.NamedInput{Name: i.Name, Value: x})
+			}
+			env.ExecuteWorkflow(temporal.WorkflowName, in)
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatal(err)
+			}
+			var out temporal.RunOutput
+			if err := env.GetWorkflowResult(&out); err != nil {
+				t.Fatal(err)
+			}
+			got, err := temporal.Decode(out.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != local.String() {
+				t.Fatalf("workflow value:\n%s\nlocal value:\n%s", got, local)
+			}
+			if len(local.String()) < 20 {
+				t.Fatalf("suspiciously short value %s", local)
+			}
+		})
+	}
+}
+
+// copyTree copies file and the .evalrun directory of from into to.
+func copyTree(t *testing.T, from, to, file string) {
+	t.Helper()
+	err := filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if rel == "." {
+			return nil
+		}
+		first := rel
+		if i := bytes.IndexByte([]byte(rel), filepath.Separator); i >= 0 {
+			first = rel[:i]
+		}
+		if first != ".evalrun" && rel != file {
+			if info.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
