@@ -36,7 +36,7 @@ func defatomForm(sources map[string]*sexp.Source, tmpl *templates.Template) (Def
 		return DefatomSource{}, err
 	}
 	if n := findDefatom(forms, tmpl.Line, tmpl.Col); n != nil {
-		return DefatomSource{File: tmpl.Path, Line: tmpl.Line, Column: tmpl.Col, Form: src.Text[n.Pos.Off:n.End]}, nil
+		return DefatomSource{File: tmpl.Path, Line: tmpl.Line, Column: tmpl.Col, Form: src.Text[n.Pos.Off:n.End()]}, nil
 	}
 	return DefatomSource{}, fmt.Errorf("defatom '%s': no defatom form at %s:%d:%d", tmpl.Name, tmpl.Path, tmpl.Line, tmpl.Col)
 }
