@@ -58,7 +58,7 @@ func TestExecutorUsage(t *testing.T) {
 		t.Errorf("usage = %+v, want %+v", got, want)
 	}
 	ok.AddReplayed(handler.Usage{InputTokens: 7, OutputTokens: 1}, 2, handler.Cost{USD: 0.25})
-	want = RunUsage{Calls: 6, Replayed: 1, InputTokens: 57, OutputTokens: 11, Turns: 7, CostUSD: 0.25, CostUnknown: 5}
+	want = RunUsage{Calls: 6, Replayed: 1, InputTokens: 57, OutputTokens: 11, Turns: 7, CostUSD: 0.25, CostUnknown: 5, ReplayedCostUSD: 0.25}
 	if got := ok.Usage(); got != want {
 		t.Errorf("usage after a replay = %+v, want %+v", got, want)
 	}
