@@ -90,6 +90,19 @@ func (d *dryRun) record(t *templates.Template, provider string, req *handler.Req
 	return os.WriteFile(filepath.Join(d.dir, file), []byte(text), 0o644)
 }
 
+// writeHeader writes the title and the template lines of a prompt file.
+func writeHeader(b *strings.Builder, t *templates.Template) {
+	name, source := "(unknown)", ""
+	if t != nil {
+		name, source = t.Name, t.Source()
+	}
+	fmt.Fprintf(b, "# %s\n\n", name)
+	fmt.Fprintf(b, "- template: %s\n", name)
+	if source != "" {
+		fmt.Fprintf(b, "- source: %s\n", source)
+	}
+}
+
 // render is the text of a prompt file: a header with the template, its
 // scope and path, the provider, the model and the token count of the
 // request (SPEC §14.2), then a "## system" section and one section per
@@ -97,15 +110,7 @@ func (d *dryRun) record(t *templates.Template, provider string, req *handler.Req
 // and session history).
 func (d *dryRun) render(t *templates.Template, provider string, req *handler.Request) string {
 	var b strings.Builder
-	name, source := "(unknown)", ""
-	if t != nil {
-		name, source = t.Name, t.Source()
-	}
-	fmt.Fprintf(&b, "# %s\n\n", name)
-	fmt.Fprintf(&b, "- template: %s\n", name)
-	if source != "" {
-		fmt.Fprintf(&b, "- source: %s\n", source)
-	}
+	writeHeader(&b, t)
 	fmt.Fprintf(&b, "- provider: %s\n", provider)
 	fmt.Fprintf(&b, "- model: %s\n", req.Model)
 	fmt.Fprintf(&b, "- tokens: %d\n", d.tokens(req))
@@ -194,15 +199,7 @@ func (d *dryRun) summary() string {
 // {prompt}); the sections are the system prompt and the user prompt.
 func (d *dryRun) recordAgent(t *templates.Template, agentName string, argv []string, req *handler.Request) error {
 	var b strings.Builder
-	name, source := "(unknown)", ""
-	if t != nil {
-		name, source = t.Name, t.Source()
-	}
-	fmt.Fprintf(&b, "# %s\n\n", name)
-	fmt.Fprintf(&b, "- template: %s\n", name)
-	if source != "" {
-		fmt.Fprintf(&b, "- source: %s\n", source)
-	}
+	writeHeader(&b, t)
 	fmt.Fprintf(&b, "- agent: %s\n", agentName)
 	quoted := make([]string, len(argv))
 	for i, a := range argv {
@@ -225,6 +222,10 @@ func (d *dryRun) recordAgent(t *templates.Template, agentName string, argv []str
 		}
 	}
 	d.n++
+	name := "(unknown)"
+	if t != nil {
+		name = t.Name
+	}
 	file := fmt.Sprintf("%03d-%s.md", d.n, unsafeName.ReplaceAllString(name, "_"))
 	return os.WriteFile(filepath.Join(d.dir, file), []byte(b.String()), 0o644)
 }

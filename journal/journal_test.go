@@ -351,8 +351,8 @@ func TestThousandsAndFirstLine(t *testing.T) {
 		"  padded  ":                         "padded",
 		"command exited with status 1:\nvet": "command exited with status 1: …",
 	} {
-		if got := firstLine(in, 60); got != want {
-			t.Errorf("firstLine(%q) = %q, want %q", in, got, want)
+		if got := FirstLine(in, 60); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -531,9 +531,10 @@ func asTaskResult(v value.Value) value.Value {
 	return &value.TaskResult{Status: string(sst), Content: string(sc), Parsed: parsed, Notes: nd}
 }
 
-// firstLine returns the first line of s, cut to max code points; a cut
-// (or dropped further lines) is shown with " …".
-func firstLine(s string, max int) string {
+// FirstLine returns the first line of s, cut to max code points; a cut
+// (or dropped further lines) is shown with " …". The journal's summaries
+// and the viewer's use it.
+func FirstLine(s string, max int) string {
 	s = strings.TrimSpace(s)
 	line, rest, more := strings.Cut(s, "\n")
 	line = strings.TrimRight(line, " \t\r")

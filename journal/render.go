@@ -120,10 +120,10 @@ func failureSummary(n *Node) string {
 			return s
 		}
 		if reason := dictString(e, "reason"); reason != "" && n.Error == "" {
-			return reason + ": " + firstLine(dictString(e, "message"), messageWidth)
+			return reason + ": " + FirstLine(dictString(e, "message"), messageWidth)
 		}
 	}
-	return firstLine(ErrorMessage(n), messageWidth)
+	return FirstLine(ErrorMessage(n), messageWidth)
 }
 
 func resultError(v value.Value) *value.Dict {
@@ -185,7 +185,7 @@ func RenderMarkdown(w io.Writer, tree []*Node) error {
 		case StatusSkipped:
 			b.WriteString(" (skipped)")
 		case StatusFailed:
-			if msg := firstLine(ErrorMessage(n), messageWidth); msg != "" {
+			if msg := FirstLine(ErrorMessage(n), messageWidth); msg != "" {
 				b.WriteString(" (failed: " + msg + ")")
 			} else {
 				b.WriteString(" (failed)")

@@ -215,15 +215,15 @@ func failureSummary(c *callRow) string {
 		return s
 	}
 	if e.Reason != "" && c.Error == "" {
-		return e.Reason + ": " + firstLine(e.Message, summaryWidth)
+		return e.Reason + ": " + journal.FirstLine(e.Message, summaryWidth)
 	}
 	switch {
 	case c.Error != "":
-		return firstLine(c.Error, summaryWidth)
+		return journal.FirstLine(c.Error, summaryWidth)
 	case e.Message != "":
-		return firstLine(e.Message, summaryWidth)
+		return journal.FirstLine(e.Message, summaryWidth)
 	}
-	return firstLine(c.Info.Content, summaryWidth)
+	return journal.FirstLine(c.Info.Content, summaryWidth)
 }
 
 // jsonText is a JSON scalar as text: a string without its quotes.
@@ -233,22 +233,6 @@ func jsonText(m json.RawMessage) string {
 		return s
 	}
 	return string(m)
-}
-
-// firstLine returns the first line of s cut to max code points, with " …"
-// when something was cut.
-func firstLine(s string, max int) string {
-	s = strings.TrimSpace(s)
-	line, rest, more := strings.Cut(s, "\n")
-	line = strings.TrimRight(line, " \t\r")
-	cut := more && strings.TrimSpace(rest) != ""
-	if r := []rune(line); len(r) > max {
-		line, cut = strings.TrimRight(string(r[:max]), " "), true
-	}
-	if cut {
-		return line + " …"
-	}
-	return line
 }
 
 // buildTree nests flat nodes (in seq order) under their parents and
