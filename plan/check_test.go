@@ -29,6 +29,21 @@ func checkFixture(t *testing.T, root string, opts Options) (*Plan, string) {
 	return p, out
 }
 
+// displayFixture is checkFixture's Display form: every diagnostic with
+// its source line and caret line.
+func displayFixture(t *testing.T, root string) string {
+	t.Helper()
+	dir, err := FindSession(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, diags, err := Load(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(diags.Display(), dir+string(filepath.Separator), "")
+}
+
 // TestCheckFixtures runs every fixture under testdata/check: one rule
 // each; want.txt holds the exact diagnostics, message and position.
 func TestCheckFixtures(t *testing.T) {
@@ -53,6 +68,50 @@ func TestCheckFixtures(t *testing.T) {
 			if diff := cmp.Diff(string(want), got); diff != "" {
 				t.Errorf("diagnostics (-want +got):\n%s", diff)
 			}
+			// display.txt, where present, holds the display of plan check:
+			// each diagnostic with its source line and caret.
+			displayPath := filepath.Join(root, "display.txt")
+			wantDisplay, err := os.ReadFile(displayPath)
+			if os.IsNotExist(err) {
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotDisplay := displayFixture(t, root)
+			if *update {
+				if err := os.WriteFile(displayPath, []byte(gotDisplay), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				wantDisplay = []byte(gotDisplay)
+			}
+			if diff := cmp.Diff(string(wantDisplay), gotDisplay); diff != "" {
+				t.Errorf("display (-want +got):\n%s", diff)
+			}
 		})
+	}
+}
+
+// TestDiagnosticDisplay covers the display cases the fixtures do not: no
+// position, a CRLF line, a column past the end of the line and invalid
+// UTF-8 in the source line.
+func TestDiagnosticDisplay(t *testing.T) {
+	src := []byte("{\r\n\t\"a\": \"x\xffy\", \r\n}")
+	li := newLineIndex(src)
+	for _, tt := range []struct {
+		d    Diagnostic
+		want string
+	}{
+		{Diagnostic{Path: "f.json", Severity: SevError, Msg: "m"}, "f.json: error: m\n"},
+		{Diagnostic{Path: "f.json", Line: 1, Col: 2, Severity: SevError, Msg: "m", Source: li.text(1)}, "f.json:1:2: error: m\n{\n ^\n"},
+		{Diagnostic{Path: "f.json", Line: 2, Col: 12, Severity: SevWarning, Msg: "w", Source: li.text(2)}, "f.json:2:12: warning: w\n\t\"a\": \"x\uFFFDy\", \n\t          ^\n"},
+		{Diagnostic{Path: "f.json", Line: 3, Col: 3, Severity: SevError, Msg: "e", Source: li.text(3)}, "f.json:3:3: error: e\n}\n  ^\n"},
+	} {
+		if got := tt.d.Display(); got != tt.want {
+			t.Errorf("Display() = %q, want %q", got, tt.want)
+		}
+	}
+	if got := li.text(4); got != "" {
+		t.Errorf("text(4) = %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Severity says whether a diagnostic stops the plan.
@@ -22,6 +23,9 @@ type Diagnostic struct {
 	Col      int
 	Severity Severity
 	Msg      string
+	// Source is the text of line Line of the file, without its line
+	// terminator, for the caret display; "" when there is no position.
+	Source string
 }
 
 // String formats the diagnostic as `PATH:LINE:COL: error: MESSAGE`.
@@ -30,6 +34,59 @@ func (d Diagnostic) String() string {
 		return fmt.Sprintf("%s:%d:%d: %s: %s", d.Path, d.Line, d.Col, d.Severity, d.Msg)
 	}
 	return fmt.Sprintf("%s: %s: %s", d.Path, d.Severity, d.Msg)
+}
+
+// Display returns the diagnostic as evalrun prints it, ending in a
+// newline: the String form, then, when it has a position, the source line
+// and a caret under the column, as evalrun displays syntax errors.
+func (d Diagnostic) Display() string {
+	var b strings.Builder
+	b.WriteString(d.String())
+	b.WriteByte('\n')
+	if d.Line > 0 {
+		writeDisplayLine(&b, d.Source)
+		b.WriteByte('\n')
+		writeCaretLine(&b, d.Source, d.Col)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// writeDisplayLine writes line with every byte that is not valid UTF-8
+// replaced by U+FFFD, so that the terminal shows one column for each code
+// point the column count saw.
+func writeDisplayLine(b *strings.Builder, line string) {
+	for len(line) > 0 {
+		r, size := utf8.DecodeRuneInString(line)
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(line[:size])
+		}
+		line = line[size:]
+	}
+}
+
+// writeCaretLine writes, for each code point of line before column col, a
+// tab where the line has a tab and a space otherwise, then "^"; a column
+// past the end of the line is padded with spaces.
+func writeCaretLine(b *strings.Builder, line string, col int) {
+	n := 0
+	for _, r := range line {
+		if n >= col-1 {
+			break
+		}
+		if r == '\t' {
+			b.WriteByte('\t')
+		} else {
+			b.WriteByte(' ')
+		}
+		n++
+	}
+	for ; n < col-1; n++ {
+		b.WriteByte(' ')
+	}
+	b.WriteByte('^')
 }
 
 // Diagnostics is the list of problems of a plan, in the order found.
@@ -66,6 +123,15 @@ func (ds Diagnostics) String() string {
 	return b.String()
 }
 
+// Display prints every diagnostic with Diagnostic.Display.
+func (ds Diagnostics) Display() string {
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString(d.Display())
+	}
+	return b.String()
+}
+
 // CheckError is returned by operations that need a valid plan when the
 // plan has errors; it holds them all.
 type CheckError struct{ Diags Diagnostics }
@@ -79,7 +145,7 @@ type reporter struct{ diags Diagnostics }
 
 func (r *reporter) at(f *File, off int, sev Severity, format string, args ...any) {
 	line, col := f.pos(off)
-	r.diags = append(r.diags, Diagnostic{Path: f.Path, Line: line, Col: col, Severity: sev, Msg: fmt.Sprintf(format, args...)})
+	r.diags = append(r.diags, Diagnostic{Path: f.Path, Line: line, Col: col, Severity: sev, Msg: fmt.Sprintf(format, args...), Source: f.lineText(line)})
 }
 
 func (r *reporter) node(f *File, n *Node, sev Severity, format string, args ...any) {

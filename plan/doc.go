@@ -14,7 +14,12 @@
 // self and cyclic dependencies, pre_analysis and implementation_approach
 // steps — and the warnings (deprecated paths, focus paths, target_files,
 // file cohesion, unfilled ${NAME} placeholders), with did-you-mean hints
-// from internal/suggest. Ids are compared by their numbers: IMPL-001 and
+// from internal/suggest for ids and for status, on_error, meta.type and
+// meta.tool values. Diagnostic.Display shows a positioned problem as evalrun
+// shows a syntax error: the position and message, the JSON source line, and
+// a caret under the column (columns count code points; the caret line
+// copies the source line's tabs). plan renders the caret itself rather than
+// import sexp, whose helper is unexported. Ids are compared by their numbers: IMPL-001 and
 // IMPL-1 are the same task; both depends_on lists (top level and context)
 // count.
 //

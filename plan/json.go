@@ -390,6 +390,19 @@ func (li *lineIndex) pos(off int) (line, col int) {
 	return lo + 1, utf8.RuneCount(li.src[li.starts[lo]:off]) + 1
 }
 
+// text returns the text of a 1-based line without its line terminator
+// ("\n" or "\r\n"), or "" for a line that does not exist.
+func (li *lineIndex) text(line int) string {
+	if line < 1 || line > len(li.starts) {
+		return ""
+	}
+	start, end := li.starts[line-1], len(li.src)
+	if line < len(li.starts) {
+		end = li.starts[line] - 1
+	}
+	return strings.TrimSuffix(string(li.src[start:end]), "\r")
+}
+
 // encodeString returns s as a JSON string literal without HTML escaping.
 func encodeString(s string) string {
 	var b bytes.Buffer

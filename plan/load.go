@@ -183,7 +183,7 @@ func readTask(t *Task, r *reporter, opts Options) {
 	t.Agent = meta.Get("agent").Text()
 	t.Tool = meta.Get("tool").Text()
 	if t.Type != "" && !slices.Contains(TaskTypes, t.Type) {
-		r.node(f, meta.Get("type"), SevWarning, "meta.type %q is not one of %s", t.Type, strings.Join(TaskTypes, " "))
+		r.node(f, meta.Get("type"), SevWarning, "meta.type %q is not one of %s%s", t.Type, strings.Join(TaskTypes, " "), hint(t.Type, TaskTypes))
 	}
 	if t.Agent != "" && !slices.Contains(Roles, t.Agent) {
 		_, mapped := opts.AgentMap[t.Agent]

@@ -71,6 +71,14 @@ func (f *File) pos(off int) (int, int) {
 	return f.lines.pos(off)
 }
 
+// lineText returns the text of a 1-based line of the file.
+func (f *File) lineText(line int) string {
+	if f.lines == nil {
+		f.lines = newLineIndex(f.Src)
+	}
+	return f.lines.text(line)
+}
+
 // Task is one task file, with the fields evalrun reads.
 type Task struct {
 	// ID is the id as the file name writes it (IMPL-001, IMPL-1.2).

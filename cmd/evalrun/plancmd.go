@@ -105,7 +105,7 @@ func (a *app) loadPlan(dir string) (*engine.Plan, *engine.Workspace, int) {
 		a.errorf("%v", err)
 		return nil, nil, exitUsage
 	}
-	fmt.Fprint(a.stderr, diags.String())
+	fmt.Fprint(a.stderr, diags.Display())
 	if diags.HasErrors() {
 		fmt.Fprintf(a.stderr, "%s: %d errors\n", dir, diags.Errors())
 		return p, ws, exitSyntax
