@@ -50,6 +50,9 @@ type Config struct {
 	// Plan is the [plan] section (SPEC §23); zero values mean the
 	// defaults (MaxTasks 0 is DefaultPlanMaxTasks).
 	Plan Plan
+	// Temporal is the [temporal] section (docs/temporal.md): where runs on
+	// Temporal go when the flags do not say.
+	Temporal Temporal
 	// Prices are the [prices."MODEL-ID"] tables by model id (SPEC §14.9):
 	// they win over a provider's prices for that model.
 	Prices map[string]handler.Prices
@@ -122,7 +125,8 @@ func Default() *Config {
 			MaxStringBytes:  DefaultMaxStringBytes,
 			LLMAttempts:     DefaultLLMAttempts,
 		},
-		Context: Context{FreshTopK: DefaultFreshTopK, SubsetK: DefaultSubsetK},
+		Context:  Context{FreshTopK: DefaultFreshTopK, SubsetK: DefaultSubsetK},
+		Temporal: Temporal{Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue},
 	}
 }
 

@@ -37,7 +37,8 @@ func TestDefaults(t *testing.T) {
 		Roles:     map[string]string{},
 		Limits: Limits{MaxTurns: 10, ContextFraction: 0.8, Concurrency: 8, RecursionDepth: 10000,
 			MaxStringBytes: 67108864, LLMAttempts: 3},
-		Context: Context{FreshTopK: 5, SubsetK: 5},
+		Context:  Context{FreshTopK: 5, SubsetK: 5},
+		Temporal: Temporal{Namespace: "default", TaskQueue: "evalrun"},
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -151,10 +152,11 @@ system = "local reviewer"
 		},
 		Limits: Limits{MaxTurns: 4, ContextFraction: 0.8, Concurrency: 2, RecursionDepth: 10000,
 			MaxStringBytes: 67108864, LLMAttempts: 3},
-		Context: Context{FreshTopK: 5, SubsetK: 5},
-		Tools:   Tools{ShellAllow: []string{"make"}},
-		Roles:   map[string]string{"reviewer": "local reviewer", "writer": "global writer"},
-		Files:   []string{g, l},
+		Context:  Context{FreshTopK: 5, SubsetK: 5},
+		Tools:    Tools{ShellAllow: []string{"make"}},
+		Roles:    map[string]string{"reviewer": "local reviewer", "writer": "global writer"},
+		Files:    []string{g, l},
+		Temporal: Temporal{Namespace: "default", TaskQueue: "evalrun"},
 	}
 	cfg.AgentConfig = AgentConfig{} // agents_test.go checks the tables of §22
 	if diff := cmp.Diff(want, cfg); diff != "" {

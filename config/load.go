@@ -30,6 +30,7 @@ type rawFile struct {
 	Roles           map[string]*rawRole     `toml:"roles"`
 	Plan            *rawPlan                `toml:"plan"`
 	Prices          map[string]*rawPrices   `toml:"prices"`
+	Temporal        *rawTemporal            `toml:"temporal"`
 	agentTables
 }
 
@@ -116,6 +117,10 @@ var keyKinds = map[string]string{
 	"roles":                           "a table",
 	"roles.*":                         "a table",
 	"roles.*.system":                  "a string",
+	"temporal":                        "a table",
+	"temporal.address":                `a string "HOST:PORT"`,
+	"temporal.namespace":              "a string",
+	"temporal.task_queue":             "a string",
 }
 
 // Load reads the global and then the local configuration file and merges
@@ -406,6 +411,7 @@ func (f *file) validate(raw *rawFile) ErrorList {
 	}
 	nonEmpty([]string{"default_provider"}, raw.DefaultProvider)
 	errs = append(errs, f.validatePlan(raw.Plan)...)
+	errs = append(errs, f.validateTemporal(raw.Temporal)...)
 	for _, name := range sortedKeys(raw.Providers) {
 		p := raw.Providers[name]
 		if p == nil {

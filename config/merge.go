@@ -107,6 +107,7 @@ func (m *merger) overlay(f *file, raw *rawFile) {
 		setInt(&c.Context.SubsetK, x.SubsetK)
 	}
 	m.overlayPlan(raw.Plan)
+	m.overlayTemporal(raw.Temporal)
 	if t := raw.Tools; t != nil && t.ShellAllow != nil {
 		c.Tools.ShellAllow = slices.Clone(t.ShellAllow)
 	}

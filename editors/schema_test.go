@@ -233,6 +233,10 @@ prompt = "{instructions} {file_contents} {command_output}"
 max_tasks = 12
 [plan.agents]
 "@code-developer" = "mine"
+[temporal]
+address = "127.0.0.1:7233"
+namespace = "default"
+task_queue = "evalrun"
 `
 	// Every key of the schema is set above.
 	var m map[string]any
@@ -287,6 +291,10 @@ max_tasks = 12
 		"[limits]\nmax_cost_usd = -1.0\n",
 		"[prices.m]\ninput = 1.0\n",
 		"[providers.x]\nprices = { input = 1.0, output = 2.0, cache = 0.5 }\n",
+		"[temporal]\naddress = \"localhost\"\n",
+		"[temporal]\naddress = \"http://h:7233\"\n",
+		"[temporal]\nnamespace = \"\"\n",
+		"[temporal]\ntaskqueue = \"q\"\n",
 	} {
 		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
 			t.Fatal(err)
@@ -311,6 +319,7 @@ max_tasks = 12
 		"[agents.a]\ncommand = \"a {prompt}\"\nstdin = false\n",
 		"[agents.a]\ncommand = \"a -\"\nstdin = true\n",
 		"[plan.agents]\n\"@code-developer\" = \"none\"\n",
+		"[temporal]\naddress = \"[::1]:7233\"\n",
 	} {
 		if err := os.WriteFile(path, []byte(good), 0o644); err != nil {
 			t.Fatal(err)
@@ -413,6 +422,7 @@ func TestSchemaCoversConfigFields(t *testing.T) {
 		{"limits", reflect.TypeOf(config.Limits{})},
 		{"context", reflect.TypeOf(config.Context{})},
 		{"tools", reflect.TypeOf(config.Tools{})},
+		{"temporal", reflect.TypeOf(config.Temporal{})},
 	} {
 		for _, f := range reflect.VisibleFields(sec.typ) {
 			if f.Anonymous || !f.IsExported() {

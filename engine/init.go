@@ -127,6 +127,14 @@ const InitConfig = `# evalrun configuration of this project. Every key is shown 
 # [plan.agents]
 # "@code-developer" = "claude"
 
+# Where runs on Temporal go (docs/temporal.md; an evalrun built with
+# -tags temporal): evalrun worker connects to address unless --temporal is
+# given; run and status use it with --remote. A flag wins over its key.
+# [temporal]
+# address = "127.0.0.1:7233"           # HOST:PORT of the Temporal frontend
+# namespace = "default"
+# task_queue = "evalrun"
+
 # Prices per model id, for providers serving many models (OpenRouter); they
 # win over the provider's prices. A cost the server reports wins over both.
 # [prices."openai/gpt-4o"]

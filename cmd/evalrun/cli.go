@@ -148,11 +148,11 @@ type contextCmd struct {
 
 // Run implements "evalrun run".
 func (c *runCmd) Run(a *app) error {
-	if c.Temporal != "" {
+	if c.onTemporal(c.remoteFlag) {
 		return exit(a.runTemporal(c))
 	}
 	if c.Detach || c.CallTimeout != 0 || c.HeartbeatTimeout != 0 {
-		a.errorf("--detach, --call-timeout and --heartbeat-timeout need --temporal HOST:PORT")
+		a.errorf("--detach, --call-timeout and --heartbeat-timeout need --temporal HOST:PORT or --remote")
 		return exit(exitUsage)
 	}
 	a.progressMode = c.Progress

@@ -13,10 +13,11 @@ type runsCmd struct {
 
 // statusCmd is "evalrun status [RUN]".
 type statusCmd struct {
-	Markdown bool   `name:"markdown" help:"Print the run as a - [x]/- [ ] checklist."`
-	JSON     bool   `name:"json" help:"Print {\"run\": RUN, \"nodes\": [NODE...], \"current\": SEQ or null} where RUN is {id, workflow, workflow_sha256, args, status, resumed_from, started_at, finished_at, duration_seconds, calls, tokens, cost_usd, cost_unknown_calls, final, error} and NODE is {seq, kind, name, status, input_hash, inputs, result, error, attempts, input_tokens, output_tokens, turns, cost_usd (null when unknown), replayed, started_at, finished_at, children}; times are RFC 3339, absent ones null."`
-	RunRef   string `arg:"" optional:"" name:"run" default:"last" help:"A run id, a unique prefix of one, or last (the default); with --temporal a workflow id."`
-	server   `embed:""`
+	Markdown   bool   `name:"markdown" help:"Print the run as a - [x]/- [ ] checklist."`
+	JSON       bool   `name:"json" help:"Print {\"run\": RUN, \"nodes\": [NODE...], \"current\": SEQ or null} where RUN is {id, workflow, workflow_sha256, args, status, resumed_from, started_at, finished_at, duration_seconds, calls, tokens, cost_usd, cost_unknown_calls, final, error} and NODE is {seq, kind, name, status, input_hash, inputs, result, error, attempts, input_tokens, output_tokens, turns, cost_usd (null when unknown), replayed, started_at, finished_at, children}; times are RFC 3339, absent ones null."`
+	RunRef     string `arg:"" optional:"" name:"run" default:"last" help:"A run id, a unique prefix of one, or last (the default); with --temporal a workflow id."`
+	server     `embed:""`
+	remoteFlag `embed:""`
 }
 
 // Run implements "evalrun runs".
@@ -24,7 +25,7 @@ func (c *runsCmd) Run(a *app) error { return exit(a.runs(c.JSON)) }
 
 // Run implements "evalrun status".
 func (c *statusCmd) Run(a *app) error {
-	if c.Temporal != "" {
+	if c.onTemporal(c.remoteFlag) {
 		return exit(a.statusTemporal(c.server, c.RunRef))
 	}
 	return exit(a.status(c.RunRef, c.Markdown, c.JSON))

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/value"
 )
@@ -20,16 +21,44 @@ import (
 // tag (notemporal.go has the other side).
 const temporalSupport = true
 
-// target is where the flags say runs on Temporal go.
-func (f temporalFlags) target() engine.Temporal {
-	return engine.Temporal{HostPort: f.Temporal, Namespace: f.Namespace, TaskQueue: f.TaskQueue}
+// resolve completes the flags from the [temporal] section of the
+// configuration: a flag given wins over its key, a key over the built-in
+// default (which config.Default puts in cfg).
+func (f temporalFlags) resolve(cfg config.Temporal) temporalFlags {
+	if f.Temporal == "" {
+		f.Temporal = cfg.Address
+	}
+	if f.Namespace == "" {
+		f.Namespace = cfg.Namespace
+	}
+	if f.TaskQueue == "" {
+		f.TaskQueue = cfg.TaskQueue
+	}
+	return f
+}
+
+// target returns where runs on Temporal go: the flags completed from the
+// project's configuration. It fails with exitUsage on a configuration
+// error (printed with its positions) and when neither the flag nor the
+// configuration gives an address (cmd names the command in the message).
+func (a *app) target(f temporalFlags, cmd string) (engine.Temporal, int) {
+	ws, err := engine.LoadWorkspace(engine.Options{Getenv: a.getenv})
+	if err != nil {
+		return engine.Temporal{}, a.openFailed(err)
+	}
+	f = f.resolve(ws.Config.Temporal)
+	if f.Temporal == "" {
+		a.errorf("%s needs --temporal HOST:PORT or [temporal] address in the configuration", cmd)
+		return engine.Temporal{}, exitUsage
+	}
+	return engine.Temporal{HostPort: f.Temporal, Namespace: f.Namespace, TaskQueue: f.TaskQueue}, exitOK
 }
 
 // worker runs a Temporal worker for the project until SIGINT or SIGTERM.
 func (a *app) worker(c *workerCmd) int {
-	if c.Temporal == "" {
-		a.errorf("evalrun worker needs --temporal HOST:PORT")
-		return exitUsage
+	t, code := a.target(c.temporalFlags, "evalrun worker")
+	if code != exitOK {
+		return code
 	}
 	e, code := a.open(evalFlags{Templates: c.Templates, Provider: c.Provider, Model: c.Model, RunFiles: c.RunFiles, agentFlags: c.agentFlags}, "", nil, nil, nil)
 	if code != exitOK {
@@ -38,14 +67,15 @@ func (a *app) worker(c *workerCmd) int {
 	defer a.finish(e, false)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := e.Serve(ctx, c.target(), c.ActivitiesOnly); err != nil {
+	if err := e.Serve(ctx, t, c.ActivitiesOnly); err != nil {
 		a.errorf("%v", err)
 		return exitEval
 	}
 	return exitOK
 }
 
-// runTemporal implements "evalrun run --temporal HOST:PORT FILE...": it
+// runTemporal implements "evalrun run --temporal HOST:PORT FILE..." and
+// "evalrun run --remote FILE...": it
 // starts the workflow, then follows it (unless --detach) and prints its
 // value as a local run does, with the same exit codes.
 func (a *app) runTemporal(c *runCmd) int {
@@ -82,7 +112,10 @@ func (a *app) runTemporal(c *runCmd) int {
 		a.errorf("--call-timeout and --heartbeat-timeout must not be negative")
 		return exitUsage
 	}
-	t := c.target()
+	t, code := a.target(c.temporalFlags, "evalrun run --remote")
+	if code != exitOK {
+		return code
+	}
 	t.CallTimeout, t.HeartbeatTimeout = c.CallTimeout, c.HeartbeatTimeout
 	id, err := e.Start(context.Background(), t, srcs)
 	if err != nil {
@@ -158,12 +191,16 @@ func (a *app) printRun(v value.Value, err error, asJSON bool) int {
 	return exitOK
 }
 
-// statusTemporal implements "evalrun status --temporal HOST:PORT ID".
+// statusTemporal implements "evalrun status --temporal HOST:PORT ID" and
+// "evalrun status --remote ID".
 func (a *app) statusTemporal(f temporalFlags, id string) int {
-	t := f.target()
 	if id == "" || id == "last" {
 		a.errorf("evalrun status --temporal needs a workflow id")
 		return exitUsage
+	}
+	t, code := a.target(f, "evalrun status --remote")
+	if code != exitOK {
+		return code
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
