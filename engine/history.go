@@ -87,7 +87,9 @@ func writeRuns(w io.Writer, runs []*journal.RunRecord, asJSON bool) error {
 // WriteStatus writes the run ref names (a full id, a unique prefix or
 // "last") in the format f. RUN is {id, workflow, workflow_sha256, args,
 // status, resumed_from, started_at, finished_at, duration_seconds, calls,
-// tokens, cost_usd, cost_unknown_calls, final, error} and NODE {seq, kind, name, status, input_hash,
+// tokens, cost_usd, replayed_cost_usd, cost_unknown_calls, final, error} (cost_usd
+// is what the run paid; replayed_cost_usd the recorded cost of the calls it
+// replayed from the runs it resumed, not paid again) and NODE {seq, kind, name, status, input_hash,
 // inputs, result, error, attempts, input_tokens, output_tokens, turns,
 // cost_usd (null when unknown), replayed, started_at, finished_at, children}, times in RFC 3339 and
 // absent ones null. An unknown ref is an *Error of KindUsage; an error
@@ -303,6 +305,7 @@ func runJSON(r *journal.RunRecord) *value.Dict {
 		"calls", value.Int(r.Calls),
 		"tokens", value.Int(r.Tokens),
 		"cost_usd", value.Float(r.CostUSD),
+		"replayed_cost_usd", value.Float(r.ReplayedCostUSD),
 		"cost_unknown_calls", value.Int(r.CostUnknown),
 		"final", orNull(r.Final),
 		"error", value.String(r.Error),

@@ -47,8 +47,8 @@ func TestCostRecorded(t *testing.T) {
 	if spent.CostUSD != 1.75 || spent.Tokens != 10+2+10+2+1+120 {
 		t.Errorf("spent %+v, want $1.75 and 145 tokens: each paid call once", spent)
 	}
-	if rb := must[*RunRecord](t)(s.GetRun(b.ID())); rb.CostUSD != 1.25 {
-		t.Errorf("resumed run cost %v, want 1.25 (replayed call with its recorded cost)", rb.CostUSD)
+	if rb := must[*RunRecord](t)(s.GetRun(b.ID())); rb.CostUSD != 1 || rb.ReplayedCostUSD != 0.25 {
+		t.Errorf("resumed run cost %v + %v replayed, want 1 paid + 0.25 replayed (the replayed call's recorded cost)", rb.CostUSD, rb.ReplayedCostUSD)
 	}
 }
 

@@ -55,7 +55,7 @@ func RenderStatus(w io.Writer, run *RunRecord, tree []*Node) error {
 	fmt.Fprintf(&b, "run %s  %s  %s  started %s  %s  %s  %s tokens", run.ID, run.Status, run.WorkflowPath,
 		run.StartedAt.Format(timeLayout), FormatDuration(run.Duration()), plural(int64(run.Calls), "call"),
 		Thousands(run.Tokens))
-	if c := CostText(run.CostUSD, run.CostUnknown); c != "" {
+	if c := RunCostText(run.CostUSD, run.ReplayedCostUSD, run.CostUnknown); c != "" {
 		b.WriteString("  " + c)
 	}
 	b.WriteByte('\n')
@@ -246,10 +246,36 @@ func CostText(usd float64, unknown int) string {
 	return strings.Join(parts, ", ")
 }
 
-// runCost is the COST column of `evalrun runs`: "$0.0123" for a known
-// cost, "?" when no call's price was known, "$0.0123+?" when some calls'
-// prices were unknown, "-" for a run that spent nothing.
+// RunCostText is the cost part of a usage or status line of a run that
+// spent usd on calls it paid for and replayed replayedUSD of recorded cost
+// from the runs it resumed: CostText(usd, unknown) when nothing replayed
+// carried a cost, else "$0.0000 spent + $0.0183 replayed", followed by
+// ", cost unknown for 2 calls" when calls had no known price.
+func RunCostText(usd, replayedUSD float64, unknown int) string {
+	if replayedUSD <= 0 {
+		return CostText(usd, unknown)
+	}
+	s := FormatUSD(usd) + " spent + " + FormatUSD(replayedUSD) + " replayed"
+	if unknown > 0 {
+		s += ", cost unknown for " + plural(int64(unknown), "call")
+	}
+	return s
+}
+
+// runCost is the COST column of `evalrun runs`, the cost the run paid:
+// "$0.0123" for a known cost, "?" when no call's price was known,
+// "$0.0123+?" when some calls' prices were unknown, "-" for a run that
+// spent nothing. A run that replayed calls with a recorded cost shows its
+// own spending (even $0.0000) followed by "+r": "$0.0000+r",
+// "$0.0123+?+r".
 func runCost(r *RunRecord) string {
+	if r.ReplayedCostUSD > 0 {
+		s := FormatUSD(r.CostUSD)
+		if r.CostUnknown > 0 {
+			s += "+?"
+		}
+		return s + "+r"
+	}
 	switch {
 	case r.CostUnknown > 0 && r.CostUSD > 0:
 		return FormatUSD(r.CostUSD) + "+?"

@@ -106,3 +106,70 @@ func TestRenderMarkdownGolden(t *testing.T) {
 	check(t, RenderMarkdown(&b, tree))
 	golden(t, "markdown.golden", b.String())
 }
+
+// TestRenderResumedCostGolden renders a run that resumed another: its
+// replayed call keeps its recorded cost, marked, while the header and the
+// COST column of runs show what the run paid and, apart, what it replayed.
+func TestRenderResumedCostGolden(t *testing.T) {
+	s, clk := openTest(t)
+	ids(s, "a1b2", "c3d4")
+	first := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "plan.sexp"}))
+	gen := must[*Call](t)(first.Begin(nil, KindTask, "plan/generate", "h0", nil))
+	check(t, gen.End(StatusCompleted, result("{}"), "", Usage{InputTokens: 3000, OutputTokens: 1102, Turns: 1, CostUSD: Cost(0.0123, true)}, 0, false))
+	impl := must[*Call](t)(first.Begin(nil, KindTask, "code/implement", "h1", nil))
+	check(t, impl.End(StatusFailed, nil, "agent crashed", Usage{}, 0, false))
+	clk.set(t0.Add(time.Minute))
+	check(t, first.Finish(StatusFailed, nil, nil))
+
+	second := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "plan.sexp", ResumedFrom: first.ID()}))
+	rgen := must[*Call](t)(second.Begin(nil, KindTask, "plan/generate", "h0", nil))
+	check(t, rgen.End(StatusCompleted, result("{}"), "", Usage{InputTokens: 3000, OutputTokens: 1102, Turns: 1, CostUSD: Cost(0.0123, true)}, 0, true))
+	rimpl := must[*Call](t)(second.Begin(nil, KindTask, "code/implement", "h1", nil))
+	check(t, rimpl.End(StatusCompleted, result("diff"), "", Usage{InputTokens: 7000, OutputTokens: 903, Turns: 3, CostUSD: Cost(0.0456, true)}, 0, false))
+	clk.set(t0.Add(2 * time.Minute))
+	check(t, second.Finish(StatusCompleted, value.String("diff"), nil))
+
+	rec := must[*RunRecord](t)(s.Resolve("last"))
+	if rec.CostUSD != 0.0456 || rec.ReplayedCostUSD != 0.0123 {
+		t.Fatalf("resumed run cost = %v + %v replayed, want 0.0456 + 0.0123", rec.CostUSD, rec.ReplayedCostUSD)
+	}
+	tree := must[[]*Node](t)(s.Tree(rec.ID))
+	var b bytes.Buffer
+	check(t, RenderStatus(&b, rec, tree))
+	golden(t, "status_resumed.golden", b.String())
+
+	b.Reset()
+	check(t, RenderRuns(&b, must[[]*RunRecord](t)(s.Runs(0))))
+	golden(t, "runs_resumed.golden", b.String())
+}
+
+func TestRunCostText(t *testing.T) {
+	for _, c := range []struct {
+		usd, replayed float64
+		unknown       int
+		want          string
+	}{
+		{0, 0, 0, ""},
+		{0.0123, 0, 1, "$0.0123, cost unknown for 1 call"},
+		{0, 0.0183, 0, "$0.0000 spent + $0.0183 replayed"},
+		{0.0012, 0.0183, 2, "$0.0012 spent + $0.0183 replayed, cost unknown for 2 calls"},
+	} {
+		if got := RunCostText(c.usd, c.replayed, c.unknown); got != c.want {
+			t.Errorf("RunCostText(%v, %v, %d) = %q, want %q", c.usd, c.replayed, c.unknown, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		r    RunRecord
+		want string
+	}{
+		{RunRecord{}, "-"},
+		{RunRecord{CostUSD: 0.0123}, "$0.0123"},
+		{RunRecord{ReplayedCostUSD: 0.0183}, "$0.0000+r"},
+		{RunRecord{CostUSD: 0.0012, ReplayedCostUSD: 0.0183, CostUnknown: 1}, "$0.0012+?+r"},
+		{RunRecord{CostUnknown: 1, ReplayedCostUSD: 0.0183}, "$0.0000+?+r"},
+	} {
+		if got := runCost(&c.r); got != c.want {
+			t.Errorf("runCost(%+v) = %q, want %q", c.r, got, c.want)
+		}
+	}
+}

@@ -358,11 +358,14 @@ type RunRecord struct {
 	// input and output tokens of its task calls.
 	Calls  int
 	Tokens int64
-	// CostUSD sums the known costs of its task calls (SPEC §14.9), and
-	// CostUnknown counts its task calls that used a model (tokens or
-	// turns) but whose cost is unknown.
-	CostUSD     float64
-	CostUnknown int
+	// CostUSD sums the known costs of its task calls that it paid for
+	// (SPEC §14.9); ReplayedCostUSD sums the recorded costs of the task
+	// calls it replayed from the runs it resumed, which it did not pay
+	// again. CostUnknown counts its task calls (replayed or not) that used
+	// a model (tokens or turns) but whose cost is unknown.
+	CostUSD         float64
+	ReplayedCostUSD float64
+	CostUnknown     int
 	// MaxCostUSD and MaxTokens are the budgets given for the run (0 when
 	// none; RunInfo).
 	MaxCostUSD float64
@@ -389,7 +392,8 @@ const runColumns = `r.id, r.workflow, r.workflow_sha, r.arguments, r.status, r.r
 	r.max_cost_usd, r.max_tokens,
 	(SELECT COUNT(*) FROM calls c WHERE c.run_id = r.id AND c.status <> 'pending'),
 	(SELECT COALESCE(SUM(c.input_tokens + c.output_tokens), 0) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task'),
-	(SELECT COALESCE(SUM(c.cost_usd), 0) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task'),
+	(SELECT COALESCE(SUM(c.cost_usd), 0) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task' AND c.replayed = 0),
+	(SELECT COALESCE(SUM(c.cost_usd), 0) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task' AND c.replayed <> 0),
 	(SELECT COUNT(*) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task' AND c.cost_usd IS NULL
 		AND (c.turns > 0 OR c.input_tokens + c.output_tokens > 0)),
 	(SELECT MAX(COALESCE(c.finished_at, c.started_at)) FROM calls c WHERE c.run_id = r.id)`
@@ -402,7 +406,7 @@ func scanRun(sc scanner) (*RunRecord, error) {
 	var started int64
 	var finished, last sql.NullInt64
 	if err := sc.Scan(&r.ID, &r.WorkflowPath, &r.WorkflowSHA256, &args, &r.Status, &r.ResumedFrom, &started, &finished,
-		&final, &r.Error, &r.MaxCostUSD, &r.MaxTokens, &r.Calls, &r.Tokens, &r.CostUSD, &r.CostUnknown, &last); err != nil {
+		&final, &r.Error, &r.MaxCostUSD, &r.MaxTokens, &r.Calls, &r.Tokens, &r.CostUSD, &r.ReplayedCostUSD, &r.CostUnknown, &last); err != nil {
 		return nil, err
 	}
 	r.StartedAt = time.Unix(0, started).Local()

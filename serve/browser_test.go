@@ -278,7 +278,8 @@ func TestBrowserRunsRunTreeAndDetail(t *testing.T) {
 	}
 	waitJS(t, ctx, "replayed tag", `document.querySelectorAll(".row .tag.replayed").length === 1`)
 	if got := jsString(ctx, t, `document.querySelector(".facts").innerText`); !strings.Contains(got, "args version=1.4") || !strings.Contains(got, `value "released"`) ||
-		!strings.Contains(got, "resumed from "+f.failed) || !strings.Contains(got, "1 replayed") {
+		!strings.Contains(got, "resumed from "+f.failed) || !strings.Contains(got, "1 replayed") ||
+		!strings.Contains(got, "cost $0.018") || !strings.Contains(got, "replayed $0.0024") {
 		t.Errorf("resumed run facts = %q", got)
 	}
 	if got := jsString(ctx, t, `document.querySelector(".row .tag.replayed").closest(".row").querySelector(".nm").textContent`); got != "plan/generate" {

@@ -25,9 +25,12 @@ type RunJSON struct {
 	Tokens          int64           `json:"tokens"`
 	Final           json.RawMessage `json:"final"`
 	Error           string          `json:"error"`
-	// CostUSD is the summed cost of the run's calls of known cost, null
-	// when none is known.
+	// CostUSD is what the run paid: the summed cost of its calls of known
+	// cost that it did not replay, null when no call's cost is known.
 	CostUSD *float64 `json:"cost_usd"`
+	// ReplayedCostUSD is the recorded cost of the calls it replayed from
+	// the runs it resumed, which it did not pay again (0 when none).
+	ReplayedCostUSD float64 `json:"replayed_cost_usd"`
 	// CostUnknownCalls counts the finished task calls whose cost is unknown.
 	CostUnknownCalls int `json:"cost_unknown_calls"`
 	// ErrorDisplay is the run's error with its source line and caret, when
@@ -118,6 +121,7 @@ func runJSON(x *runRow) *RunJSON {
 		ResumedFrom: x.ResumedFrom, StartedAt: timeJSON(x.Started, true),
 		FinishedAt: timeJSON(x.Finished.Int64, x.Finished.Valid), Calls: x.Calls, Tokens: x.Tokens,
 		Final: orNull(x.Final), Error: x.Error, CostUnknownCalls: x.CostUnknown,
+		ReplayedCostUSD: x.ReplayedCost,
 	}
 	end := x.Started
 	switch {

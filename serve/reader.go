@@ -131,7 +131,11 @@ type runRow struct {
 	Finished, Last                                sql.NullInt64
 	Calls, CostUnknown                            int
 	Tokens                                        int64
-	Cost                                          sql.NullFloat64
+	// Cost is what the run paid (its calls that were not replayed), valid
+	// when any of its task calls had a known cost; ReplayedCost the
+	// recorded cost of the calls it replayed (SPEC §14.9).
+	Cost         sql.NullFloat64
+	ReplayedCost float64
 }
 
 func (r *reader) runSelect() string {
@@ -237,13 +241,16 @@ func (r *reader) run(ctx context.Context, id string) (*runRow, error) {
 
 // costFrom sets a run's cost from its calls (SPEC §14.9), read already.
 func costFrom(x *runRow, calls []*callRow) {
-	var sum float64
+	var sum, replayed float64
 	known, unknown := false, 0
 	for _, c := range calls {
 		if c.Kind != "task" {
 			continue
 		}
 		switch {
+		case c.Info.Notes.CostUSD != nil && c.Replayed:
+			replayed += *c.Info.Notes.CostUSD
+			known = true
 		case c.Info.Notes.CostUSD != nil:
 			sum += *c.Info.Notes.CostUSD
 			known = true
@@ -252,6 +259,7 @@ func costFrom(x *runRow, calls []*callRow) {
 		}
 	}
 	x.Cost = sql.NullFloat64{Float64: sum, Valid: known}
+	x.ReplayedCost = replayed
 	x.CostUnknown = unknown
 }
 
@@ -490,7 +498,7 @@ func (r *reader) runCost(ctx context.Context, x *runRow) error {
 	r.cmu.Lock()
 	if e, ok := r.costs[x.ID]; ok && x.Finished.Valid && e.finished == x.Finished.Int64 && e.last == x.Last.Int64 {
 		r.cmu.Unlock()
-		x.Cost, x.CostUnknown = e.cost, e.unknown
+		x.Cost, x.ReplayedCost, x.CostUnknown = e.cost, e.replayed, e.unknown
 		return nil
 	}
 	r.cmu.Unlock()
@@ -498,23 +506,24 @@ func (r *reader) runCost(ctx context.Context, x *runRow) error {
 	if err != nil {
 		return err
 	}
-	q := "SELECT id, finished_at, result, NULL FROM calls WHERE run_id = ? AND kind = 'task'"
+	q := "SELECT id, finished_at, result, replayed, NULL FROM calls WHERE run_id = ? AND kind = 'task'"
 	if r.has("cost_usd") {
-		q = "SELECT id, finished_at, result, cost_usd FROM calls WHERE run_id = ? AND kind = 'task'"
+		q = "SELECT id, finished_at, result, replayed, cost_usd FROM calls WHERE run_id = ? AND kind = 'task'"
 	}
 	rows, err := db.QueryContext(ctx, q, x.ID)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	defer rows.Close()
-	var sum float64
+	var sum, replayedSum float64
 	known, unknown := false, 0
 	for rows.Next() {
 		var id int64
 		var fin sql.NullInt64
 		var result sql.RawBytes
+		var replayed bool
 		var cost sql.NullFloat64
-		if err := rows.Scan(&id, &fin, &result, &cost); err != nil {
+		if err := rows.Scan(&id, &fin, &result, &replayed, &cost); err != nil {
 			return fmt.Errorf("journal: %w", err)
 		}
 		c := cost
@@ -524,6 +533,9 @@ func (r *reader) runCost(ctx context.Context, x *runRow) error {
 			}
 		}
 		switch {
+		case c.Valid && replayed:
+			replayedSum += c.Float64
+			known = true
 		case c.Valid:
 			sum += c.Float64
 			known = true
@@ -535,13 +547,14 @@ func (r *reader) runCost(ctx context.Context, x *runRow) error {
 		return fmt.Errorf("journal: %w", err)
 	}
 	x.Cost = sql.NullFloat64{Float64: sum, Valid: known}
+	x.ReplayedCost = replayedSum
 	x.CostUnknown = unknown
 	if x.Finished.Valid {
 		r.cmu.Lock()
 		if r.costs == nil || len(r.costs) >= infoCacheMax {
 			r.costs = map[string]cachedCost{}
 		}
-		r.costs[x.ID] = cachedCost{finished: x.Finished.Int64, last: x.Last.Int64, cost: x.Cost, unknown: unknown}
+		r.costs[x.ID] = cachedCost{finished: x.Finished.Int64, last: x.Last.Int64, cost: x.Cost, replayed: replayedSum, unknown: unknown}
 		r.cmu.Unlock()
 	}
 	return nil
@@ -551,6 +564,7 @@ func (r *reader) runCost(ctx context.Context, x *runRow) error {
 type cachedCost struct {
 	finished, last int64
 	cost           sql.NullFloat64
+	replayed       float64
 	unknown        int
 }
 

@@ -78,6 +78,13 @@ func TestAPIRunsListsEveryRunNewestFirst(t *testing.T) {
 	if runs[1].ResumedFrom != f.failed {
 		t.Errorf("resumed_from = %q", runs[1].ResumedFrom)
 	}
+	// The resumed run paid for its one new call; what it replayed is apart.
+	if c := runs[1].CostUSD; c == nil || fmt.Sprintf("%.4f + %.4f", *c, runs[1].ReplayedCostUSD) != "0.0182 + 0.0024" {
+		t.Errorf("resumed run cost = %v + %v replayed, want 0.0182 + 0.0024", c, runs[1].ReplayedCostUSD)
+	}
+	if failed.ReplayedCostUSD != 0 {
+		t.Errorf("failed run replayed cost = %v, want 0", failed.ReplayedCostUSD)
+	}
 	if runs[0].FinishedAt != nil || runs[0].CostUSD != nil {
 		t.Errorf("running run = %+v", runs[0])
 	}
@@ -86,7 +93,7 @@ func TestAPIRunsListsEveryRunNewestFirst(t *testing.T) {
 	var raw []map[string]any
 	get(t, ts, "/api/runs", 200, &raw)
 	keys := sortedKeys(raw[0])
-	wantKeys := "args calls cost_unknown_calls cost_usd duration_seconds error final finished_at id resumed_from started_at status tokens workflow workflow_sha256"
+	wantKeys := "args calls cost_unknown_calls cost_usd duration_seconds error final finished_at id replayed_cost_usd resumed_from started_at status tokens workflow workflow_sha256"
 	if strings.Join(keys, " ") != wantKeys {
 		t.Errorf("run keys = %v", keys)
 	}

@@ -262,18 +262,33 @@ func TestBudgetAcrossResume(t *testing.T) {
 		t.Fatalf("runs --json: exit %d", code)
 	}
 	var runs []struct {
-		Status  string  `json:"status"`
-		CostUSD float64 `json:"cost_usd"`
-		Unknown int     `json:"cost_unknown_calls"`
-		Error   string  `json:"error"`
+		Status   string  `json:"status"`
+		CostUSD  float64 `json:"cost_usd"`
+		Replayed float64 `json:"replayed_cost_usd"`
+		Unknown  int     `json:"cost_unknown_calls"`
+		Error    string  `json:"error"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &runs); err != nil || len(runs) != 3 {
 		t.Fatalf("runs --json: %v\n%s", err, stdout)
 	}
 	// Newest first: the last run replayed the first part and paid for the
-	// rest; the first run paid for its calls.
-	if got, want := fmt.Sprintf("%.4f", runs[0].CostUSD), fmt.Sprintf("%.4f", 0.01*float64(total)); got != want {
-		t.Errorf("last run cost %s, want %s (replayed calls with their recorded cost)", got, want)
+	// rest (cost_usd is what it paid, replayed_cost_usd the recorded cost
+	// of what it replayed); the first run paid for its calls.
+	if got, want := fmt.Sprintf("%.4f + %.4f", runs[0].CostUSD, runs[0].Replayed), fmt.Sprintf("%.4f + %.4f", 0.01*float64(total-first), 0.01*float64(first)); got != want {
+		t.Errorf("last run cost paid + replayed = %s, want %s", got, want)
+	}
+	if runs[2].Replayed != 0 {
+		t.Errorf("first run replayed_cost_usd = %v, want 0", runs[2].Replayed)
+	}
+	// The run that only replayed paid nothing: its COST column says so
+	// and marks the replayed cost; its status header shows both.
+	code, stdout, _ = runIn(t, dir, env, "runs")
+	if lines := strings.Split(stdout, "\n"); code != exitOK || len(lines) < 4 || !strings.Contains(lines[2], "  $0.0000+r  ") {
+		t.Errorf("runs: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = runIn(t, dir, env, "status", "last")
+	if want := fmt.Sprintf("  $%.4f spent + $%.4f replayed\n", 0.01*float64(total-first), 0.01*float64(first)); code != exitOK || !strings.Contains(stdout, want) {
+		t.Errorf("status header lacks %q:\n%s", want, stdout)
 	}
 	if got, want := fmt.Sprintf("%.4f", runs[2].CostUSD), fmt.Sprintf("%.4f", 0.01*float64(first)); got != want || runs[2].Status != "failed" || !strings.HasPrefix(runs[2].Error, "budget spent: ") {
 		t.Errorf("first run: cost %s (want %s), status %s, error %q", got, want, runs[2].Status, runs[2].Error)

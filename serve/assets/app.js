@@ -230,7 +230,7 @@ function runsPage(params) {
       h("td", { class: "num", text: duration(r.duration_seconds) }),
       h("td", { class: "num opt", text: thousands(r.calls) }),
       h("td", { class: "num opt", text: thousands(r.tokens) }),
-      h("td", { class: "num opt", title: r.cost_unknown_calls ? `cost unknown for ${r.cost_unknown_calls} call${r.cost_unknown_calls === 1 ? "" : "s"}` : null, text: cost(r.cost_usd) || (r.cost_unknown_calls ? "—" : "") }));
+      h("td", { class: "num opt", title: [r.cost_unknown_calls ? `cost unknown for ${r.cost_unknown_calls} call${r.cost_unknown_calls === 1 ? "" : "s"}` : "", r.replayed_cost_usd ? `${cost(r.replayed_cost_usd)} replayed, not paid again` : ""].filter(Boolean).join("; ") || null, text: r.replayed_cost_usd ? cost(r.cost_usd || 0) + "+r" : cost(r.cost_usd) || (r.cost_unknown_calls ? "—" : "") }));
     return tr;
   }
 
@@ -554,6 +554,7 @@ function runPage(ref, params) {
     f("calls", thousands(r.calls));
     f("tokens", thousands(r.tokens));
     if (r.cost_usd != null) f("cost", cost(r.cost_usd));
+    if (r.replayed_cost_usd) f("replayed", cost(r.replayed_cost_usd));
     if (r.cost_unknown_calls) facts.append(h("span", { class: "muted", text: `cost unknown for ${r.cost_unknown_calls} call${r.cost_unknown_calls === 1 ? "" : "s"}` }));
     if (r.args && typeof r.args === "object" && Object.keys(r.args).length) {
       const text = Object.entries(r.args).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
