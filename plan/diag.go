@@ -3,7 +3,8 @@ package plan
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/evalrun/evalrun/sexp"
 )
 
 // Severity says whether a diagnostic stops the plan.
@@ -44,49 +45,9 @@ func (d Diagnostic) Display() string {
 	b.WriteString(d.String())
 	b.WriteByte('\n')
 	if d.Line > 0 {
-		writeDisplayLine(&b, d.Source)
-		b.WriteByte('\n')
-		writeCaretLine(&b, d.Source, d.Col)
-		b.WriteByte('\n')
+		b.WriteString(sexp.SourceAndCaret(d.Source, d.Col))
 	}
 	return b.String()
-}
-
-// writeDisplayLine writes line with every byte that is not valid UTF-8
-// replaced by U+FFFD, so that the terminal shows one column for each code
-// point the column count saw.
-func writeDisplayLine(b *strings.Builder, line string) {
-	for len(line) > 0 {
-		r, size := utf8.DecodeRuneInString(line)
-		if r == utf8.RuneError && size == 1 {
-			b.WriteRune(utf8.RuneError)
-		} else {
-			b.WriteString(line[:size])
-		}
-		line = line[size:]
-	}
-}
-
-// writeCaretLine writes, for each code point of line before column col, a
-// tab where the line has a tab and a space otherwise, then "^"; a column
-// past the end of the line is padded with spaces.
-func writeCaretLine(b *strings.Builder, line string, col int) {
-	n := 0
-	for _, r := range line {
-		if n >= col-1 {
-			break
-		}
-		if r == '\t' {
-			b.WriteByte('\t')
-		} else {
-			b.WriteByte(' ')
-		}
-		n++
-	}
-	for ; n < col-1; n++ {
-		b.WriteByte(' ')
-	}
-	b.WriteByte('^')
 }
 
 // Diagnostics is the list of problems of a plan, in the order found.

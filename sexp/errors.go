@@ -72,12 +72,21 @@ func writeDiagnostic(b *strings.Builder, pos Pos, severity, msg string) {
 	if !pos.IsValid() {
 		return
 	}
-	line := pos.Src.LineText(pos.Off)
-	col := pos.Position().Column
-	writeDisplayLine(b, line)
+	b.WriteString(SourceAndCaret(pos.Src.LineText(pos.Off), pos.Position().Column))
+}
+
+// SourceAndCaret returns the two lines evalrun prints under a position
+// (SPEC §4.7), each ending in a newline: line as displayed (bytes that are
+// not valid UTF-8 shown as U+FFFD) and the caret line under column col,
+// counted in code points. Other positioned formats (plan files) use it,
+// so that every caret of evalrun looks the same.
+func SourceAndCaret(line string, col int) string {
+	var b strings.Builder
+	writeDisplayLine(&b, line)
 	b.WriteByte('\n')
-	writeCaretLine(b, line, col)
+	writeCaretLine(&b, line, col)
 	b.WriteByte('\n')
+	return b.String()
 }
 
 // writeDisplayLine writes line with every byte that is not valid UTF-8
