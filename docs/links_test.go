@@ -71,6 +71,13 @@ func TestLinks(t *testing.T) {
 				t.Errorf("%s: link %s leaves the repository", page, target)
 				continue
 			}
+			// A page of docs/ links only inside docs/, so that the pages
+			// read as one set wherever they are published; other files of
+			// the repository are named as paths, not linked.
+			if strings.HasPrefix(filepath.ToSlash(pageOf(root, page)), "docs/") && !strings.HasPrefix(filepath.ToSlash(rel), "docs/") {
+				t.Errorf("%s: link %s leaves docs/; name the file as a path instead", page, target)
+				continue
+			}
 			info, err := os.Stat(abs)
 			if err != nil {
 				if pendingPages[filepath.ToSlash(rel)] {
@@ -189,4 +196,14 @@ func TestAnchors(t *testing.T) {
 	if a["not-a-heading"] {
 		t.Error("a line inside a code block was taken for a heading")
 	}
+}
+
+// pageOf returns page relative to the repository root.
+func pageOf(root, page string) string {
+	abs, _ := filepath.Abs(page)
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return page
+	}
+	return rel
 }
