@@ -69,6 +69,7 @@ type PlanStop struct {
 	Msg          string
 }
 
+// Error returns the message.
 func (e *PlanStop) Error() string { return e.Msg }
 
 // planRunKeys are the option names of plan-run.

@@ -97,6 +97,7 @@ func (ds Diagnostics) Display() string {
 // plan has errors; it holds them all.
 type CheckError struct{ Diags Diagnostics }
 
+// Error returns the message.
 func (e *CheckError) Error() string {
 	return fmt.Sprintf("the plan has %d errors:\n%s", e.Diags.Errors(), strings.TrimSuffix(e.Diags.String(), "\n"))
 }

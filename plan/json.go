@@ -145,6 +145,7 @@ type SyntaxError struct {
 	Msg    string
 }
 
+// Error returns the message.
 func (e *SyntaxError) Error() string { return e.Msg }
 
 // parseJSON reads one JSON value (and nothing after it but white space).

@@ -278,6 +278,7 @@ type SessionError struct {
 	Found []string
 }
 
+// Error returns the message.
 func (e *SessionError) Error() string {
 	if len(e.Found) == 0 {
 		return fmt.Sprintf("no WFS-* session directory under %s; give the plan directory", e.Base)

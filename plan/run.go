@@ -79,11 +79,13 @@ type ManualError struct {
 	Err    error
 }
 
+// Error returns the message.
 func (e *ManualError) Error() string {
 	return fmt.Sprintf("%s: pre_analysis step %q failed and needs a person (on_error manual_intervention): %v\n"+
 		"the task stays active; fix the cause, then continue with: evalrun plan run --resume", e.TaskID, e.Step, e.Err)
 }
 
+// Unwrap returns the error that stopped the step.
 func (e *ManualError) Unwrap() error { return e.Err }
 
 // RunOptions configure a plan run.
@@ -135,6 +137,7 @@ type Outcome struct {
 // FailedError is returned when some tasks failed; the others ran.
 type FailedError struct{ Failed []string }
 
+// Error returns the message.
 func (e *FailedError) Error() string {
 	return fmt.Sprintf("%d task(s) failed: %s", len(e.Failed), strings.Join(e.Failed, ", "))
 }
@@ -205,6 +208,7 @@ func Run(ctx context.Context, p *Plan, exec Executor, opts RunOptions) (*Outcome
 // UsageError is a problem with the request, not the plan (exit 2).
 type UsageError struct{ Msg string }
 
+// Error returns the message.
 func (e *UsageError) Error() string { return e.Msg }
 
 // runnable reports whether a leaf may start now.

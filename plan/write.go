@@ -15,6 +15,7 @@ import (
 // it: the run does not overwrite it and stops.
 type ChangedError struct{ Path string }
 
+// Error returns the message.
 func (e *ChangedError) Error() string {
 	return fmt.Sprintf("%s was changed by someone else while the plan ran; it was not overwritten (run again to continue)", e.Path)
 }
