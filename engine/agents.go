@@ -93,7 +93,20 @@ func (e *Engine) agentSettings(ctx context.Context, cfg *config.Config) (tasksys
 	if e.cassette != nil {
 		s.AgentRecord = e.cassette.RecordHash
 	}
-	text, err := e.contextsText(ctx, cfg)
+	ctxs, err := selectedContexts(cfg, opts.Contexts)
+	if err != nil {
+		return s, err
+	}
+	if !opts.ListContexts {
+		// eval, repl, context: the contexts are rendered before the first
+		// task call, so a command that calls no task runs no context
+		// command and reads no context file.
+		s.LoadContexts = func(ctx context.Context) (string, error) { return e.contextsText(ctx, ctxs) }
+		return s, nil
+	}
+	// run, task and plan run list the contexts at their start, as start
+	// does, and refuse to begin with one that cannot be rendered.
+	text, err := e.contextsText(ctx, ctxs)
 	if err != nil {
 		return s, err
 	}
@@ -186,10 +199,9 @@ func selectedContexts(cfg *config.Config, want []string) ([]config.ContextDef, e
 // contextsText renders the run's contexts, joined by blank lines, and
 // with ListContexts prints their list once on stderr (SPEC §22.5). A context whose file is
 // missing is skipped; a failing command is a configuration error.
-func (e *Engine) contextsText(ctx context.Context, cfg *config.Config) (string, error) {
-	ctxs, err := selectedContexts(cfg, e.opts.Contexts)
-	if err != nil || len(ctxs) == 0 {
-		return "", err
+func (e *Engine) contextsText(ctx context.Context, ctxs []config.ContextDef) (string, error) {
+	if len(ctxs) == 0 {
+		return "", nil
 	}
 	var parts []string
 	var list strings.Builder

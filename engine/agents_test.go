@@ -371,3 +371,39 @@ func TestAgentCancelledBySibling(t *testing.T) {
 		}
 	}
 }
+
+// TestContextsRenderedOnFirstTaskCall: without the contexts list (eval,
+// repl), a required context's command runs before the first task call and
+// not at all in a run that calls no task.
+func TestContextsRenderedOnFirstTaskCall(t *testing.T) {
+	dir := project(t, map[string]string{
+		".evalrun/config.toml": "[contexts.toolchain]\nrequired = true\ncommand = \"echo ran >> marker; echo TOOLCHAIN\"\n",
+	})
+	open := func() *engine.Engine {
+		e, err := engine.Open(engine.Options{WorkDir: dir, Provider: "echo", Getenv: env(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	e := open()
+	if v, err := e.Eval(context.Background(), "<eval>", "(+ 1 2)"); err != nil || v.String() != "3" {
+		t.Fatalf("eval: %v %v", v, err)
+	}
+	e.Close()
+	if _, err := os.Stat(filepath.Join(dir, "marker")); err == nil {
+		t.Fatal("a run without task calls ran the context's command")
+	}
+	e = open()
+	defer e.Close()
+	v, err := e.Eval(context.Background(), "<eval>", `(defatom hi (instructions "hello")) (list (get-field (hi) "content") (get-field (hi) "content"))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.String(); got != `("TOOLCHAIN\n\nhello" "TOOLCHAIN\n\nhello")` {
+		t.Errorf("task contents %s", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "marker")); string(data) != "ran\n" {
+		t.Errorf("the context's command ran %q times, want once", data)
+	}
+}

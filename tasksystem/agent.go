@@ -58,6 +58,11 @@ type AgentSettings struct {
 	// Contexts is the rendered text of the required and --context contexts
 	// (SPEC §22.5), placed before the user prompt of every task call.
 	Contexts string
+	// LoadContexts, when set, renders that text instead, once, before the
+	// first task call that needs it, so that a run that calls no task
+	// reads no context file and runs no context command; its error fails
+	// the call with configuration_error.
+	LoadContexts func(ctx context.Context) (string, error)
 }
 
 // agentState is the executor's run-wide agent state.
@@ -65,6 +70,23 @@ type agentState struct {
 	announced  sync.Map // agent names already echoed
 	runnerOnce sync.Once
 	runner     *agent.Runner
+
+	contextsOnce sync.Once
+	contexts     string
+	contextsErr  error
+}
+
+// contexts returns the text of the run's contexts: Contexts, or what
+// LoadContexts renders on first use.
+func (e *Executor) contexts(ctx context.Context) (string, error) {
+	load := e.opts.LoadContexts
+	if load == nil {
+		return e.opts.Contexts, nil
+	}
+	e.agents.contextsOnce.Do(func() {
+		e.agents.contexts, e.agents.contextsErr = load(ctx)
+	})
+	return e.agents.contexts, e.agents.contextsErr
 }
 
 // agentRunner returns the run's agent runner, making one on first use.

@@ -505,10 +505,14 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskSpan) *value
 	if err != nil {
 		return failWith(err)
 	}
+	contexts, err := e.contexts(ctx)
+	if err != nil {
+		return fail(ReasonConfiguration, err.Error())
+	}
 	if useAgent {
 		return e.runAgent(ctx, t, agentCall{
 			def: agentDef, model: model, system: joinPrompt(base, system),
-			user: joinPrompt(e.opts.Contexts, block.String(), user), instr: user, seq: seq, record: hist.record,
+			user: joinPrompt(contexts, block.String(), user), instr: user, seq: seq, record: hist.record,
 			inputs: inputsDict(inputs), notes: notes, finish: finish, journal: j,
 			readOnly: req.ReadOnly, dir: req.Dir,
 		})
@@ -540,7 +544,7 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskSpan) *value
 	if hist.use {
 		session.AddMessages(e.state.historyMessages(hist.turns)...)
 	}
-	session.AddUser(joinPrompt(e.opts.Contexts, user))
+	session.AddUser(joinPrompt(contexts, user))
 	// (7) The request hash: the task span's key, under which the journal
 	// records the call and may replay it.
 	if j != nil {
