@@ -109,7 +109,7 @@ func Doctor(ctx context.Context, opts Options) []DoctorCheck {
 			add(check, CheckFailed, "program '%s' not found in PATH", a.Program)
 			continue
 		}
-		add(check, CheckOK, "%s (%s)", a.Path, agentVersion(ctx, a.Path))
+		add(check, CheckOK, "%s (%s)", a.Path, agentVersion(ctx, a.Path, ws.Root))
 	}
 
 	// Roles and contexts resolve.
@@ -148,7 +148,7 @@ func Doctor(ctx context.Context, opts Options) []DoctorCheck {
 		}
 	}
 	if nErr == 0 {
-		add("templates", CheckOK, "%d templates valid (%d from configuration tasks)", len(ws.Templates.Templates()), len(cfg.Tasks))
+		add("templates", CheckOK, "%s valid (%d from configuration tasks)", plural(len(ws.Templates.Templates()), "template", "templates"), len(cfg.Tasks))
 	}
 	// Aliases.
 	byName := map[string]*templates.Template{}
@@ -172,7 +172,7 @@ func Doctor(ctx context.Context, opts Options) []DoctorCheck {
 		seen[t.Alias] = t
 	}
 	if collisions == 0 {
-		add("aliases", CheckOK, "%d aliases, no collision", len(seen))
+		add("aliases", CheckOK, "%s, no collision", plural(len(seen), "alias", "aliases"))
 	}
 
 	// Databases.
@@ -197,12 +197,14 @@ func Doctor(ctx context.Context, opts Options) []DoctorCheck {
 	return checks
 }
 
-// agentVersion runs PROGRAM --version with a 5 s limit and returns the
-// first line of its output, or what went wrong.
-func agentVersion(ctx context.Context, path string) string {
+// agentVersion runs PROGRAM --version in dir (the project root, where
+// agents run) with a 5 s limit and returns the first line of its output,
+// or what went wrong.
+func agentVersion(ctx context.Context, path, dir string) string {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Dir = dir
 	cmd.WaitDelay = time.Second
 	out, err := cmd.CombinedOutput()
 	line := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
