@@ -109,6 +109,9 @@ func Load(dir string, opts Options) (*Plan, Diagnostics, error) {
 		nums, ok := parseID(base)
 		if !isJSON || !ok {
 			msg := fmt.Sprintf("file name %s is not IMPL-N.json or IMPL-N.M.json", name)
+			if toonBase, isTOON := strings.CutSuffix(name, ".toon"); isTOON {
+				msg = fmt.Sprintf("%s is a task file in TOON format, which evalrun does not read: convert it to %s.json (for example with `npx @toon-format/cli %s -o %s.json`)", name, toonBase, name, toonBase)
+			}
 			if up := strings.ToUpper(base); isJSON {
 				if n, ok := parseID(up); ok {
 					msg += fmt.Sprintf(" (did you mean %s.json?)", keyOf(n))
