@@ -152,6 +152,9 @@ type runner struct {
 	out  *Outcome
 	// restart holds the active tasks that --resume starts again.
 	restart map[*Task]bool
+	// step, when set, is the one task of a step run by RunStep: other
+	// processes may write the plan's shared files meanwhile.
+	step *Task
 }
 
 func (o *RunOptions) now() time.Time {
@@ -374,6 +377,13 @@ func (r *runner) runTask(ctx context.Context, t *Task) (err error) {
 func (r *runner) update(change func() error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.step != nil {
+		unlock, err := r.refreshShared()
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	if err := change(); err != nil {
 		return err
 	}
