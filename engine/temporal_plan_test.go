@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -75,7 +76,13 @@ func planProject(t *testing.T, edits ...[3]string) string {
 // openEchoEngine opens root with the echo provider.
 func openEchoEngine(t *testing.T, root string) *Engine {
 	t.Helper()
-	e, err := Open(Options{WorkDir: root, Provider: "echo", Stderr: &bytes.Buffer{}, Getenv: func(k string) string {
+	return openEngine(t, root, "echo")
+}
+
+// openEngine opens root with the provider ("" for the configuration's).
+func openEngine(t *testing.T, root, provider string) *Engine {
+	t.Helper()
+	e, err := Open(Options{WorkDir: root, Provider: provider, Stderr: &bytes.Buffer{}, Getenv: func(k string) string {
 		if k == "HOME" || k == "EVALRUN_HOME" {
 			return root
 		}
@@ -106,7 +113,13 @@ type planWorkflow struct {
 
 func runPlanWorkflow(t *testing.T, root, src string) planWorkflow {
 	t.Helper()
-	e := openEchoEngine(t, root)
+	return runPlanWorkflowWith(t, root, src, "echo")
+}
+
+// runPlanWorkflowWith is runPlanWorkflow with the worker's --provider.
+func runPlanWorkflowWith(t *testing.T, root, src, provider string) planWorkflow {
+	t.Helper()
+	e := openEngine(t, root, provider)
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(quietLog())
 	env := s.NewTestWorkflowEnvironment()
@@ -381,4 +394,63 @@ func TestPlanRunOnTemporalFailureAndStop(t *testing.T) {
 
 func quietLog() log.Logger {
 	return log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// slowClaude is a fake claude that takes 0.3 s and answers in claude's
+// JSON; gemini answers at once.
+const (
+	slowClaude = `#!/bin/sh
+cat > /dev/null
+sleep 0.3
+printf '{"type":"result","is_error":false,"num_turns":1,"result":"claude did it","session_id":"s1","total_cost_usd":0.25,"usage":{"input_tokens":100,"cache_read_input_tokens":0,"cache_creation_input_tokens":0,"output_tokens":10}}\n'
+`
+	quickGemini = `#!/bin/sh
+printf '{"response":"gemini did it","stats":{"models":{"gemini-2.5-pro":{"tokens":{"prompt":70,"candidates":7}}}}}\n'
+`
+)
+
+// TestPlanStepsHoldAgentSlots: the plan steps of IMPL-002.1 and
+// IMPL-003.1, both run by claude, run side by side under (parallel 2);
+// with [agents.claude] max_parallel = 1 the workflow holds claude's slot
+// around each step, so the steps — not only the processes of one worker —
+// never overlap.
+func TestPlanStepsHoldAgentSlots(t *testing.T) {
+	bin := t.TempDir()
+	for name, text := range map[string]string{"claude": slowClaude, "gemini": quickGemini} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	done := [3]string{".task/IMPL-001.json", `"status": "pending"`, `"status": "completed"`}
+	src := `(plan-run "` + planDir + `" (task "IMPL-2.1 IMPL-3.1") (parallel 2))`
+	for _, c := range []struct {
+		max     int
+		overlap bool
+	}{{2, true}, {1, false}} {
+		root := planProject(t, done)
+		cfg := filepath.Join(root, ".evalrun", "config.toml")
+		data, err := os.ReadFile(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The last table of the example's configuration is [agents.claude].
+		if err := os.WriteFile(cfg, fmt.Appendf(data, "max_parallel = %d\n", c.max), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		w := runPlanWorkflowWith(t, root, src, "")
+		if w.err != nil {
+			t.Fatal(w.err)
+		}
+		if got := w.value.String(); !strings.Contains(got, `"IMPL-002.1" (dict "status" "completed" "answer" "`) || !strings.Contains(got, `"IMPL-003.1" (dict "status" "completed" "answer" "claude did it`) {
+			t.Fatalf("max_parallel %d: %s", c.max, got)
+		}
+		if len(w.steps) != 2 {
+			t.Fatalf("steps %+v", w.steps)
+		}
+		a, b := w.steps[0], w.steps[1]
+		if got := a.start.Before(b.end) && b.start.Before(a.end); got != c.overlap {
+			t.Errorf("max_parallel %d: steps overlapped %v, want %v: %+v", c.max, got, c.overlap, w.steps)
+		}
+	}
 }
