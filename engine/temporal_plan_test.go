@@ -15,8 +15,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -116,8 +118,9 @@ func runPlanWorkflow(t *testing.T, root, src string) planWorkflow {
 	return runPlanWorkflowWith(t, root, src, "echo")
 }
 
-// runPlanWorkflowWith is runPlanWorkflow with the worker's --provider.
-func runPlanWorkflowWith(t *testing.T, root, src, provider string) planWorkflow {
+// runPlanWorkflowWith is runPlanWorkflow with the worker's --provider;
+// setup may change the environment and the input before the run.
+func runPlanWorkflowWith(t *testing.T, root, src, provider string, setup ...func(*testsuite.TestWorkflowEnvironment, *temporal.RunInput)) planWorkflow {
 	t.Helper()
 	e := openEngine(t, root, provider)
 	var s testsuite.WorkflowTestSuite
@@ -148,7 +151,11 @@ func runPlanWorkflowWith(t *testing.T, root, src, provider string) planWorkflow 
 			out.steps[i].end = time.Now()
 		}
 	})
-	env.ExecuteWorkflow(temporal.WorkflowName, temporal.RunInput{Sources: []temporal.Source{{Name: "wf.sexp", Text: src}}, Limits: e.limits})
+	in := temporal.RunInput{Sources: []temporal.Source{{Name: "wf.sexp", Text: src}}, Limits: e.limits}
+	for _, f := range setup {
+		f(env, &in)
+	}
+	env.ExecuteWorkflow(temporal.WorkflowName, in)
 	if !env.IsWorkflowCompleted() {
 		t.Fatal("workflow did not complete")
 	}
@@ -452,5 +459,48 @@ func TestPlanStepsHoldAgentSlots(t *testing.T) {
 		if got := a.start.Before(b.end) && b.start.Before(a.end); got != c.overlap {
 			t.Errorf("max_parallel %d: steps overlapped %v, want %v: %+v", c.max, got, c.overlap, w.steps)
 		}
+	}
+}
+
+// blockingClaude writes its pid to $PLAN_AGENT_PID and sleeps.
+const blockingClaude = `#!/bin/sh
+echo $$ > "$PLAN_AGENT_PID.tmp" && mv "$PLAN_AGENT_PID.tmp" "$PLAN_AGENT_PID"
+exec sleep 60
+`
+
+// TestPlanStepCancellation: cancelling the workflow while a plan step's
+// agent runs ends the run as an interruption and kills the agent's
+// process: the step heartbeats, and its context reaches the agent.
+func TestPlanStepCancellation(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(blockingClaude), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	t.Setenv("PLAN_AGENT_PID", pidFile)
+	root := planProject(t, [3]string{".task/IMPL-001.json", `"status": "pending"`, `"status": "completed"`})
+	w := runPlanWorkflowWith(t, root, `(plan-run "`+planDir+`" (task "IMPL-3.1"))`, "", func(env *testsuite.TestWorkflowEnvironment, in *temporal.RunInput) {
+		in.Calls.Heartbeat = 2 * time.Second
+		env.RegisterDelayedCallback(env.CancelWorkflow, time.Second)
+	})
+	if w.err == nil || !strings.HasSuffix(w.err.Error(), "interrupted") {
+		t.Fatalf("got %v %v", w.value, w.err)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the agent did not start: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if syscall.Kill(pid, 0) == nil {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the agent's process %d still runs", pid)
 	}
 }
