@@ -165,7 +165,9 @@ func TestEvaluationError(t *testing.T) {
 // evaluation error at the form, and run-usage reports nothing used. Plans
 // that run are tested with the engine (engine/temporal_plan_test.go).
 func TestNoPlansOnWorker(t *testing.T) {
-	_, err := runWorkflow(t, newEnv(t, newFake()), temporal.RunInput{Sources: source("(plan-run \"plans/a\")")})
+	env := newEnv(t, newFake())
+	temporal.RegisterActivities(env, &temporal.Activities{Tasks: noPlans{newFake()}})
+	_, err := runWorkflow(t, env, temporal.RunInput{Sources: source("(plan-run \"plans/a\")")})
 	ee := evaluationError(t, err)
 	if ee.Kind != "value" || ee.Message != "wf.sexp:1:1: 'plan-run': no plans can be run on this worker" {
 		t.Fatalf("got %+v", ee)
