@@ -426,13 +426,17 @@ func (w workflowPlans) PreparePlan(ctx context.Context, dir string, o evaluator.
 // RunPlanStep runs the task id of the plan in dir as one step of a
 // (plan-run) scheduled elsewhere (plan.RunStep), through the same
 // executor, templates and trace as RunPlan; sums are the task file's
-// accepted sums from PreparePlan.
-func (w workflowPlans) RunPlanStep(ctx context.Context, dir string, o evaluator.PlanRunOptions, id string, sums []string) (plan.StepResult, error) {
+// accepted sums from PreparePlan, and run, when set, the run recorded in
+// the task's summary and run record instead of the engine's.
+func (w workflowPlans) RunPlanStep(ctx context.Context, dir string, o evaluator.PlanRunOptions, id string, sums []string, run string) (plan.StepResult, error) {
 	p, err := w.load(dir)
 	if err != nil {
 		return plan.StepResult{}, err
 	}
 	ctx, x, ro := w.e.planRun(ctx, p, w.planRunOf(o))
+	if run != "" {
+		ro.RunID = run
+	}
 	return plan.RunStep(ctx, p, x, ro, id, sums), nil
 }
 

@@ -33,8 +33,8 @@ func (w workerTasks) PreparePlan(ctx context.Context, dir string, o evaluator.Pl
 }
 
 // RunPlanStep implements temporal.PlanWorker.
-func (w workerTasks) RunPlanStep(ctx context.Context, dir string, o evaluator.PlanRunOptions, id string, sums []string) (plan.StepResult, error) {
-	return workflowPlans{w.e}.RunPlanStep(ctx, dir, o, id, sums)
+func (w workerTasks) RunPlanStep(ctx context.Context, dir string, o evaluator.PlanRunOptions, id string, sums []string, run string) (plan.StepResult, error) {
+	return workflowPlans{w.e}.RunPlanStep(ctx, dir, o, id, sums, run)
 }
 
 // CallAgent implements temporal.AgentPolicy as the executor chooses the

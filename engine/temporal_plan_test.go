@@ -192,8 +192,7 @@ func runPlanLocal(t *testing.T, root, src string) (value.Value, error) {
 
 var (
 	timestamp     = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
-	runLine       = regexp.MustCompile(`(?m)^- Run: .*\n`)
-	runID         = regexp.MustCompile(`\d{8}-\d{6}-[0-9a-f]{4}`)
+	runLine       = regexp.MustCompile(`- Run: [^\n\\]*`)
 	tokenCount    = regexp.MustCompile(`"tokens" \d+`)
 	tokensCounted = regexp.MustCompile(`"tokens" [1-9]\d+`)
 )
@@ -201,7 +200,7 @@ var (
 // normalRun is a printed plan-run dict without times, run ids and token
 // counts.
 func normalRun(s string) string {
-	return tokenCount.ReplaceAllString(runID.ReplaceAllString(timestamp.ReplaceAllString(s, "TIME"), "RUN"), `"tokens" N`)
+	return tokenCount.ReplaceAllString(runLine.ReplaceAllString(timestamp.ReplaceAllString(s, "TIME"), "- Run: RUN"), `"tokens" N`)
 }
 
 // planFiles returns the files of the plan directory of root with their
@@ -234,7 +233,7 @@ func planFiles(t *testing.T, root string) map[string]string {
 			}
 			data, _ = json.Marshal(doc)
 		}
-		out[rel] = runID.ReplaceAllString(runLine.ReplaceAllString(timestamp.ReplaceAllString(string(data), "TIME"), ""), "RUN")
+		out[rel] = runLine.ReplaceAllString(timestamp.ReplaceAllString(string(data), "TIME"), "- Run: RUN")
 		return nil
 	})
 	if err != nil {
@@ -284,6 +283,11 @@ func TestPlanRunOnTemporal(t *testing.T) {
 	}
 	if got := strings.Join(ids, " "); got != "IMPL-001 IMPL-002.1 IMPL-002.2 IMPL-003.1 IMPL-003.2 IMPL-004" {
 		t.Errorf("steps %s", got)
+	}
+	// The summaries written on the worker name the workflow as their run.
+	sum, err := os.ReadFile(filepath.Join(root, planDir, ".summaries", "IMPL-004-summary.md"))
+	if err != nil || !strings.Contains(string(sum), "\n- Run: default-test-workflow-id\n") {
+		t.Errorf("summary of IMPL-004 (%v):\n%s", err, sum)
 	}
 	lf, wf := planFiles(t, localRoot), planFiles(t, root)
 	if len(lf) < 12 {

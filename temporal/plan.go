@@ -9,6 +9,7 @@ import (
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/plan"
 	"github.com/evalrun/evalrun/value"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -49,10 +50,10 @@ type PlanWorker interface {
 	// schedule (plan.Prepare).
 	PreparePlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*plan.Schedule, error)
 	// RunPlanStep runs task id of the plan in dir (plan.RunStep); sums
-	// are its file's accepted sums (plan.ScheduledTask.Sums). The error
-	// is for a plan that cannot be read; what the task did is the
-	// result.
-	RunPlanStep(ctx context.Context, dir string, o evaluator.PlanRunOptions, id string, sums []string) (plan.StepResult, error)
+	// are its file's accepted sums (plan.ScheduledTask.Sums) and run the
+	// workflow id, recorded as the task's run. The error is for a plan
+	// that cannot be read; what the task did is the result.
+	RunPlanStep(ctx context.Context, dir string, o evaluator.PlanRunOptions, id string, sums []string, run string) (plan.StepResult, error)
 }
 
 // PlanLoadInput is a (plan-load DIR).
@@ -151,8 +152,12 @@ func (a *Activities) PlanStep(ctx context.Context, in PlanStepInput) (PlanStepOu
 	if err != nil {
 		return PlanStepOutput{}, err
 	}
+	run := ""
+	if activity.IsActivity(ctx) {
+		run = activity.GetInfo(ctx).WorkflowExecution.ID
+	}
 	stop := a.heartbeat(ctx)
-	r, err := p.RunPlanStep(ctx, in.Dir, in.Options, in.TaskID, in.Sums)
+	r, err := p.RunPlanStep(ctx, in.Dir, in.Options, in.TaskID, in.Sums, run)
 	stop()
 	if ierr := interrupted(ctx); ierr != nil {
 		return PlanStepOutput{}, ierr

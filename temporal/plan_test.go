@@ -65,7 +65,7 @@ func (f *fakeTasks) PreparePlan(ctx context.Context, dir string, o evaluator.Pla
 	return s, nil
 }
 
-func (f *fakeTasks) RunPlanStep(ctx context.Context, dir string, o evaluator.PlanRunOptions, id string, sums []string) (plan.StepResult, error) {
+func (f *fakeTasks) RunPlanStep(ctx context.Context, dir string, o evaluator.PlanRunOptions, id string, sums []string, run string) (plan.StepResult, error) {
 	s := f.steps()
 	s.mu.Lock()
 	s.active++
