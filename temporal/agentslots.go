@@ -28,9 +28,18 @@ type AgentPolicy interface {
 }
 
 // agentSlots are a run's semaphores of agents, made on first use.
+// enabled is false for a run started before evalrun held agent slots in
+// the workflow (its history lacks the version marker agentSlotsChange),
+// so that it replays as it ran.
 type agentSlots struct {
-	sems map[string]workflow.Semaphore
+	enabled bool
+	sems    map[string]workflow.Semaphore
 }
+
+// agentSlotsChange is the workflow.GetVersion change id of the agent
+// slots; the marker is recorded at the first call of a run that runs an
+// agent.
+const agentSlotsChange = "evalrun.agent-slots"
 
 // acquireCallAgent takes a slot of the agent a call of tmpl runs, if the
 // registry says which and limits it; release gives it back.
@@ -61,7 +70,11 @@ func (t *workflowTasks) acquireAgents(ctx workflow.Context, agents []string) (fu
 		return func() {}, nil
 	}
 	if t.slots == nil {
-		t.slots = &agentSlots{sems: map[string]workflow.Semaphore{}}
+		v := workflow.GetVersion(ctx, agentSlotsChange, workflow.DefaultVersion, 1)
+		t.slots = &agentSlots{enabled: v >= 1, sems: map[string]workflow.Semaphore{}}
+	}
+	if !t.slots.enabled {
+		return func() {}, nil
 	}
 	names := slices.Clone(agents)
 	slices.Sort(names)

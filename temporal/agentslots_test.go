@@ -1,6 +1,7 @@
 package temporal_test
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 )
 
 // agentFake is fakeTasks whose template slow runs the agent claude, with
@@ -15,10 +17,12 @@ import (
 type agentFake struct {
 	*fakeTasks
 	max int
+	// template is the template that runs claude; "" means slow.
+	template string
 }
 
 func (a agentFake) CallAgent(t *templates.Template) string {
-	if t.Name == "slow" {
+	if t.Name == a.template || (a.template == "" && t.Name == "slow") {
 		return "claude"
 	}
 	return ""
@@ -48,7 +52,7 @@ func TestAgentMaxParallelAcrossWorkers(t *testing.T) {
 		s.SetLogger(quietLogger())
 		env := s.NewTestWorkflowEnvironment()
 		env.SetTestTimeout(30 * time.Second)
-		reg := agentFake{f, c.max}
+		reg := agentFake{f, c.max, ""}
 		temporal.RegisterWorkflow(env, reg)
 		temporal.RegisterActivities(env, &temporal.Activities{Tasks: f})
 		src := `(list (length (parallel-map (lambda (n) (slow (n n))) (range 4))) (get-field (greet (name "a")) "content"))`
@@ -62,5 +66,17 @@ func TestAgentMaxParallelAcrossWorkers(t *testing.T) {
 		if m := f.maxActive.Load(); m != c.want {
 			t.Errorf("max_parallel %d: at most %d claude calls ran at once, want %d", c.max, m, c.want)
 		}
+	}
+}
+
+// TestAgentSlotsReplayOldHistory: a history recorded before the workflow
+// held agent slots (three greet calls at once, no version marker) replays
+// with a registry under which greet runs an agent limited to one process:
+// such a run keeps running without the slots.
+func TestAgentSlotsReplayOldHistory(t *testing.T) {
+	r := worker.NewWorkflowReplayer()
+	temporal.RegisterWorkflow(r, agentFake{newFake(), 1, "greet"})
+	if err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger(), filepath.Join("testdata", "replay-parallel-nested.json")); err != nil {
+		t.Fatal(err)
 	}
 }
