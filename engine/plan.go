@@ -61,6 +61,14 @@ func (w *Workspace) PlanOptions() plan.Options {
 // replay provider, written by --dry-run, and replayed on --resume
 // (Options.Resume). Errors are those of plan.Run.
 func (e *Engine) RunPlan(ctx context.Context, p *plan.Plan, r PlanRun) (*plan.Outcome, error) {
+	ctx, x, ro := e.planRun(ctx, p, r)
+	return plan.Run(ctx, p, x, ro)
+}
+
+// planRun prepares a run of p: the role templates, the run options, the
+// traced context and the executor; RunPlan and the plan steps a Temporal
+// worker runs (planStep) share it.
+func (e *Engine) planRun(ctx context.Context, p *plan.Plan, r PlanRun) (context.Context, *planExecutor, plan.RunOptions) {
 	for _, t := range templates.PlanRoles() {
 		if _, ok := e.reg.Lookup(t.Name); !ok {
 			e.reg.Add(t)
@@ -111,7 +119,7 @@ func (e *Engine) RunPlan(ctx context.Context, p *plan.Plan, r PlanRun) (*plan.Ou
 		planned = append(planned, pt)
 	}
 	e.opts.Progress.planTasks(planned)
-	return plan.Run(ctx, p, x, ro)
+	return ctx, x, ro
 }
 
 // replaying reports whether the run's --provider is a replay provider,
@@ -391,6 +399,50 @@ func (w workflowPlans) RunPlan(ctx context.Context, dir string, o evaluator.Plan
 		}
 	}
 	return d, nil
+}
+
+// PreparePlan checks a run of the plan in dir as (plan-run) would start
+// it and returns its schedule (plan.Prepare): the first half of a
+// (plan-run) whose scheduling happens elsewhere, in a Temporal workflow.
+// The agents of a task are dropped when its calls go to a provider.
+func (w workflowPlans) PreparePlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*plan.Schedule, error) {
+	p, err := w.load(dir)
+	if err != nil {
+		return nil, err
+	}
+	_, x, ro := w.e.planRun(ctx, p, w.planRunOf(o))
+	s, err := plan.Prepare(p, ro)
+	if err != nil {
+		return nil, err
+	}
+	if x.forceProvider {
+		for i := range s.Tasks {
+			s.Tasks[i].Agents = nil
+		}
+	}
+	return s, nil
+}
+
+// RunPlanStep runs the task id of the plan in dir as one step of a
+// (plan-run) scheduled elsewhere (plan.RunStep), through the same
+// executor, templates and trace as RunPlan; sums are the task file's
+// accepted sums from PreparePlan, and run, when set, the run recorded in
+// the task's summary and run record instead of the engine's.
+func (w workflowPlans) RunPlanStep(ctx context.Context, dir string, o evaluator.PlanRunOptions, id string, sums []string, run string) (plan.StepResult, error) {
+	p, err := w.load(dir)
+	if err != nil {
+		return plan.StepResult{}, err
+	}
+	ctx, x, ro := w.e.planRun(ctx, p, w.planRunOf(o))
+	if run != "" {
+		ro.RunID = run
+	}
+	return plan.RunStep(ctx, p, x, ro, id, sums), nil
+}
+
+// planRunOf is the PlanRun of (plan-run)'s options.
+func (w workflowPlans) planRunOf(o evaluator.PlanRunOptions) PlanRun {
+	return PlanRun{Parallel: max(o.Parallel, 1), Tasks: o.Tasks, Agent: o.Agent}
 }
 
 // The plan types the evalrun command uses, so that it reaches plans

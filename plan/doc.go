@@ -45,6 +45,14 @@
 // step stops the run with *ManualError (exit 4); failed tasks are
 // reported with *FailedError (exit 1) after the independent tasks ran.
 //
+// The choice of the tasks to start is Schedule, a pure value (no files,
+// no goroutines, no clock) that Run drives with goroutines. A run driven
+// elsewhere — a workflow on Temporal, whose scheduling must be
+// deterministic — uses the same Schedule: Prepare checks the request and
+// returns it, and RunStep runs one task end to end as Run does, in any
+// process that sees the plan directory (step.go says how steps of one
+// run share its files).
+//
 // # Example
 //
 //	dir, err := plan.FindSession(".")

@@ -39,3 +39,29 @@ func (p *Plan) lock() (func(), error) {
 		f.Close()
 	}, nil
 }
+
+// stepLock takes .process/evalrun-step.lock exclusively, waiting for it.
+func (p *Plan) stepLock() (func(), error) {
+	path := filepath.Join(p.Dir, ".process", "evalrun-step.lock")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}

@@ -152,7 +152,9 @@ type runner struct {
 	out  *Outcome
 	// restart holds the active tasks that --resume starts again.
 	restart map[*Task]bool
-	failed  map[*Task]bool
+	// step, when set, is the one task of a step run by RunStep: other
+	// processes may write the plan's shared files meanwhile.
+	step *Task
 }
 
 func (o *RunOptions) now() time.Time {
@@ -184,7 +186,7 @@ func Run(ctx context.Context, p *Plan, exec Executor, opts RunOptions) (*Outcome
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{p: p, exec: exec, opts: opts, recs: recs, out: &Outcome{Answers: map[string]string{}, Usage: map[string]Answer{}, Reasons: map[string]string{}}, restart: map[*Task]bool{}, failed: map[*Task]bool{}}
+	r := &runner{p: p, exec: exec, opts: opts, recs: recs, out: &Outcome{Answers: map[string]string{}, Usage: map[string]Answer{}, Reasons: map[string]string{}}, restart: map[*Task]bool{}}
 	for _, t := range p.Leaves() {
 		if t.Status != StatusActive || (sel != nil && !sel(t)) {
 			continue
@@ -211,80 +213,51 @@ type UsageError struct{ Msg string }
 // Error returns the message.
 func (e *UsageError) Error() string { return e.Msg }
 
-// runnable reports whether a leaf may start now.
-func (r *runner) runnable(t *Task, sel func(*Task) bool) bool {
-	if t.IsContainer() || (sel != nil && !sel(t)) || r.failed[t] {
-		return false
-	}
-	// A blocked (failed) task runs again only when --task names it.
-	retry := t.Status == StatusBlocked && sel != nil
-	if t.Status != StatusPending && !(t.Status == StatusActive && r.restart[t]) && !retry {
-		return false
-	}
-	return len(r.p.unmet(t, r.p.Completed)) == 0
-}
-
 func (r *runner) run(ctx context.Context, sel func(*Task) bool) (*Outcome, error) {
 	type done struct {
 		t   *Task
 		err error
 	}
-	running := map[*Task]bool{}
+	sched := NewSchedule(r.p, sel, r.restart, r.opts.Parallel)
 	finished := make(chan done)
 	var stopErr error
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for {
 		if stopErr == nil && ctx.Err() == nil {
-			r.mu.Lock()
-			for _, t := range r.p.Leaves() {
-				if len(running) >= r.opts.Parallel {
-					break
-				}
-				if running[t] || !r.runnable(t, sel) {
-					continue
-				}
-				if slices.ContainsFunc(mapKeys(running), func(u *Task) bool { return overlap(u.FocusPaths, t.FocusPaths) }) {
-					continue
-				}
-				running[t] = true
+			for _, id := range sched.Next() {
+				t, _ := r.p.Task(id)
 				go func(t *Task) { finished <- done{t, r.runTask(ctx, t)} }(t)
 			}
-			r.mu.Unlock()
 		}
-		if len(running) == 0 {
+		if sched.Running() == 0 {
 			break
 		}
 		d := <-finished
-		delete(running, d.t)
 		if d.err == nil {
+			sched.Finish(d.t.ID, true, false)
 			continue
 		}
-		var me *ManualError
-		var ce *ChangedError
-		switch {
-		case errors.As(d.err, &me), errors.As(d.err, &ce), ctx.Err() != nil:
+		if StopsRun(d.err) || ctx.Err() != nil {
+			sched.Finish(d.t.ID, false, false)
 			if stopErr == nil {
 				stopErr = d.err
 			}
-		default:
-			r.failed[d.t] = true
+			continue
 		}
+		sched.Finish(d.t.ID, false, true)
 	}
 	if stopErr == nil && ctx.Err() != nil {
 		stopErr = context.Cause(ctx)
 	}
 	r.mu.Lock()
-	for _, t := range r.p.Leaves() {
-		if (sel == nil || sel(t)) && !r.p.Completed(t) && !r.failed[t] && !slices.Contains(r.out.Completed, t.ID) {
-			r.out.NotStarted = append(r.out.NotStarted, t.ID)
-			if stopErr == nil {
-				why := "status " + t.Status
-				if un := r.p.unmet(t, r.p.Completed); len(un) > 0 {
-					why = "waiting for " + strings.Join(un, ", ")
-				}
-				fmt.Fprintf(r.opts.Stderr, "plan: %s not started (%s)\n", t.ID, why)
-			}
+	for _, ns := range sched.NotStarted() {
+		if slices.Contains(r.out.Completed, ns.ID) {
+			continue
+		}
+		r.out.NotStarted = append(r.out.NotStarted, ns.ID)
+		if stopErr == nil {
+			fmt.Fprintf(r.opts.Stderr, "plan: %s not started (%s)\n", ns.ID, ns.Why)
 		}
 	}
 	if len(r.out.Completed) == 0 && len(r.out.Failed) == 0 && len(r.out.NotStarted) == 0 && stopErr == nil {
@@ -300,12 +273,13 @@ func (r *runner) run(ctx context.Context, sel func(*Task) bool) (*Outcome, error
 	return r.out, nil
 }
 
-func mapKeys(m map[*Task]bool) []*Task {
-	out := make([]*Task, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
+// StopsRun reports whether the error of a task's step stops the whole
+// run rather than failing the task: a step that needs a person
+// (*ManualError) or a plan file changed by someone else (*ChangedError).
+func StopsRun(err error) bool {
+	var me *ManualError
+	var ce *ChangedError
+	return errors.As(err, &me) || errors.As(err, &ce)
 }
 
 // dryRun prints the waves and sends each task's prompt with placeholder
@@ -403,6 +377,13 @@ func (r *runner) runTask(ctx context.Context, t *Task) (err error) {
 func (r *runner) update(change func() error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.step != nil {
+		unlock, err := r.refreshShared()
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	if err := change(); err != nil {
 		return err
 	}

@@ -41,6 +41,15 @@
 //     interruption, so that a stopping worker's calls run again elsewhere.
 //   - With Activities.ForRun a worker keeps one task system per run, so
 //     that call numbers, accumulated outputs and {{date}} belong to the run.
+//   - Plans (plan.go): plan-load is an activity; plan-run prepares its
+//     plan.Schedule in an activity, schedules the tasks in workflow code
+//     with it and runs each task as one plan step activity through the
+//     worker's PlanWorker (package engine). The plan directory must be
+//     shared by the workers that run plan activities.
+//   - Agents' max_parallel (agentslots.go): with an AgentPolicy registry
+//     the workflow holds a slot of a per-agent semaphore around each task
+//     call and plan step that runs the agent, so the limit holds per run
+//     across workers.
 //
 // A worker registers both halves:
 //

@@ -54,4 +54,8 @@ func RegisterActivities(r ActivityRegistrar, a *Activities) {
 	r.RegisterActivityWithOptions(a.Task, activity.RegisterOptions{Name: TaskActivityName})
 	r.RegisterActivityWithOptions(a.Tool, activity.RegisterOptions{Name: ToolActivityName})
 	r.RegisterActivityWithOptions(a.GetContext, activity.RegisterOptions{Name: ContextActivityName})
+	// The plan activities (plan.go).
+	r.RegisterActivityWithOptions(a.PlanLoad, activity.RegisterOptions{Name: PlanLoadActivityName})
+	r.RegisterActivityWithOptions(a.PlanPrepare, activity.RegisterOptions{Name: PlanPrepareActivityName})
+	r.RegisterActivityWithOptions(a.PlanStep, activity.RegisterOptions{Name: PlanStepActivityName})
 }

@@ -40,6 +40,9 @@ var replayCases = []replayCase{
 	{"replay-parallel-nested.json", `(parallel-map (lambda (n) (get-field (greet (name (get-field (greet (name n)) "content"))) "content")) (list "a" "b" "c"))`, []int{3, 3}},
 	{"replay-defatom.json", `(defatom hi (params (name string)) (instructions "Hi {{name}}")) (parallel-map (lambda (n) (get-field (hi (name n)) "content")) (list "a" "b"))`, []int{2}},
 	{"replay-tool-context.json", `(list (get-field (upper (text "x")) "content") (get-field (get-context "auth") "summary"))`, []int{1, 1}},
+	// plan-load, then plan-run's preparation and its steps: IMPL-1, then
+	// IMPL-2 and IMPL-4 side by side, then IMPL-3 (plan_test.go).
+	{"replay-plan.json", `(list (get (plan-load "plans/a") "order") (keys (plan-run "plans/a" (parallel 3))))`, []int{1, 1, 1, 2, 1}},
 }
 
 // TestReplay replays the recorded histories with today's workflow: a change
@@ -132,6 +135,8 @@ func record(t *testing.T, c replayCase, path string) {
 			var in temporal.ContextInput
 			_ = args.Get(&in)
 			p, err = dc.ToPayloads(in)
+		default:
+			p, err = planPayload(info.ActivityType.Name, args)
 		}
 		if err != nil {
 			panic(err)
@@ -244,7 +249,7 @@ func runActivity(t *testing.T, a *temporal.Activities, typ string, args *commonp
 	t.Helper()
 	dc := converter.GetDefaultDataConverter()
 	var (
-		v   temporal.Value
+		v   any
 		err error
 	)
 	ctx := context.Background()
@@ -264,6 +269,8 @@ func runActivity(t *testing.T, a *temporal.Activities, typ string, args *commonp
 		if err = dc.FromPayloads(args, &in); err == nil {
 			v, err = a.GetContext(ctx, in)
 		}
+	default:
+		v, err = runPlanActivity(ctx, a, typ, args)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -205,6 +205,8 @@ type workflowTasks struct {
 	// made by defatom, by name.
 	sources map[string]*sexp.Source
 	defined map[string]*definedTemplate
+	// slots are the run's agent semaphores (agentslots.go).
+	slots *agentSlots
 }
 
 func (t *workflowTasks) Lookup(name string) (*templates.Template, bool) {
@@ -267,6 +269,12 @@ func (t *workflowTasks) Execute(ctx context.Context, call *evaluator.TaskCall) *
 	if in.Ambient, err = encodeAll(call.Ambient); err != nil {
 		return failed("input_validation_failure", fmt.Sprintf("%s: %v", what, err))
 	}
+	// max_parallel of the call's agent holds across workers (agentslots.go).
+	release, err := t.acquireCallAgent(ctx, call.Template)
+	if err != nil {
+		return failed("execution_halted", fmt.Sprintf("%s: %v", what, err))
+	}
+	defer release()
 	return t.run(ctx, TaskActivityName, "input of "+what, in)
 }
 

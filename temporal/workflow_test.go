@@ -160,13 +160,16 @@ func TestEvaluationError(t *testing.T) {
 	}
 }
 
-// TestNoPlansInWorkflow: plan-load and plan-run have no activity, so in a
-// workflow they are the evaluation error of a Tasks without a Planner, and
-// run-usage reports nothing used (docs/temporal.md).
-func TestNoPlansInWorkflow(t *testing.T) {
-	_, err := runWorkflow(t, newEnv(t, newFake()), temporal.RunInput{Sources: source("(plan-run \"plans/a\")")})
+// TestNoPlansOnWorker: plan-load and plan-run are activities; on a
+// worker whose task system runs no plans (no PlanWorker) they are an
+// evaluation error at the form, and run-usage reports nothing used. Plans
+// that run are tested with the engine (engine/temporal_plan_test.go).
+func TestNoPlansOnWorker(t *testing.T) {
+	env := newEnv(t, newFake())
+	temporal.RegisterActivities(env, &temporal.Activities{Tasks: noPlans{newFake()}})
+	_, err := runWorkflow(t, env, temporal.RunInput{Sources: source("(plan-run \"plans/a\")")})
 	ee := evaluationError(t, err)
-	if ee.Kind != "value" || ee.Message != "wf.sexp:1:1: 'plan-run' is not available here: no plans can be run" {
+	if ee.Kind != "value" || ee.Message != "wf.sexp:1:1: 'plan-run': no plans can be run on this worker" {
 		t.Fatalf("got %+v", ee)
 	}
 	got, err := runWorkflow(t, newEnv(t, newFake()), temporal.RunInput{Sources: source("(get-field (run-usage) \"calls\")")})

@@ -1,0 +1,324 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/plan"
+	"github.com/evalrun/evalrun/value"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Plans on Temporal (SPEC §23.6): (plan-load DIR) is one activity, which
+// reads and checks the plan on a worker and returns its dict. (plan-run
+// DIR …) is an activity that checks the request and returns the run's
+// plan.Schedule, then scheduling in workflow code — the same pure
+// plan.Schedule a local run uses, so dependencies, (parallel N) and
+// overlapping focus_paths hold as locally — and one activity per task of
+// the plan (a plan step): its pre-steps, agent or task calls, summary and
+// status, run on a worker through the engine's plan code. Each step holds
+// the workflow's slots of the agents it runs (max_parallel, see
+// AgentPolicy). The workers that run plan steps need the plan directory:
+// a shared checkout or file system at the same path relative to their
+// working directory.
+
+// The registered names of the plan activities.
+const (
+	PlanLoadActivityName    = "evalrun.PlanLoad"
+	PlanPrepareActivityName = "evalrun.PlanPrepare"
+	PlanStepActivityName    = "evalrun.PlanStep"
+)
+
+// errPlan is the type of the non-retryable error of a plan activity whose
+// plan or request is wrong (a plan with errors, an unknown --task, an
+// active task, a worker without plans): running it again cannot help.
+const errPlan = "evalrun.PlanError"
+
+// PlanWorker is what the plan activities need of a worker's task system
+// (Activities.Tasks or the run's, Activities.ForRun); package engine
+// implements it. Without it the plan activities fail with the message
+// that plans are not available on the worker.
+type PlanWorker interface {
+	// LoadPlan reads and checks the plan in dir (evaluator.Planner).
+	LoadPlan(ctx context.Context, dir string) (*value.Dict, error)
+	// PreparePlan checks a run of the plan in dir and returns its
+	// schedule (plan.Prepare).
+	PreparePlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*plan.Schedule, error)
+	// RunPlanStep runs task id of the plan in dir (plan.RunStep); sums
+	// are its file's accepted sums (plan.ScheduledTask.Sums) and run the
+	// workflow id, recorded as the task's run. The error is for a plan
+	// that cannot be read; what the task did is the result.
+	RunPlanStep(ctx context.Context, dir string, o evaluator.PlanRunOptions, id string, sums []string, run string) (plan.StepResult, error)
+}
+
+// PlanLoadInput is a (plan-load DIR).
+type PlanLoadInput struct {
+	Dir      string
+	RunStart time.Time
+}
+
+// PlanRunInput is the start of a (plan-run DIR …).
+type PlanRunInput struct {
+	Dir      string
+	Options  evaluator.PlanRunOptions
+	RunStart time.Time
+}
+
+// PlanStepInput is one task of a (plan-run) to run.
+type PlanStepInput struct {
+	Dir     string
+	Options evaluator.PlanRunOptions
+	// TaskID is the task's id as written; Sums its file's accepted sums.
+	TaskID   string
+	Sums     []string
+	RunStart time.Time
+}
+
+// How a plan step stopped the run (PlanStepOutput.Stop).
+const (
+	stopManual  = "manual_intervention"
+	stopChanged = "changed"
+)
+
+// PlanStepOutput is what a plan step did: plan.StepResult with its error
+// as text. Stop is set when the step stops the run: manual_intervention
+// (Step names the step) or changed (a plan file changed on disk).
+type PlanStepOutput struct {
+	Completed, Failed bool
+	Answer            string
+	Tokens            int64
+	CostUSD           float64
+	Reason            string
+	Error             string `json:",omitempty"`
+	Stop              string `json:",omitempty"`
+	Step              string `json:",omitempty"`
+}
+
+// planWorker returns the PlanWorker of the call's task system.
+func (a *Activities) planWorker(ctx context.Context, start time.Time) (PlanWorker, error) {
+	if p, ok := a.tasksFor(ctx, start).(PlanWorker); ok {
+		return p, nil
+	}
+	msg := "no plans can be run on this worker"
+	return nil, temporal.NewNonRetryableApplicationError(msg, errPlan, nil)
+}
+
+// PlanLoad reads and checks a plan and returns its dict.
+func (a *Activities) PlanLoad(ctx context.Context, in PlanLoadInput) (Value, error) {
+	p, err := a.planWorker(ctx, in.RunStart)
+	if err != nil {
+		return Value{}, err
+	}
+	d, err := p.LoadPlan(ctx, in.Dir)
+	if err != nil {
+		return Value{}, temporal.NewNonRetryableApplicationError(err.Error(), errPlan, nil)
+	}
+	x, err := Encode(d)
+	if err != nil {
+		return Value{}, temporal.NewNonRetryableApplicationError(err.Error(), errBadInput, err)
+	}
+	if n := payloadSize(x); n > PayloadLimit {
+		msg := fmt.Sprintf("the plan's dict is %d bytes encoded, over Temporal's payload limit of %d bytes", n, PayloadLimit)
+		return Value{}, temporal.NewNonRetryableApplicationError(msg, errPlan, nil)
+	}
+	return x, nil
+}
+
+// PlanPrepare checks a plan run and returns its schedule.
+func (a *Activities) PlanPrepare(ctx context.Context, in PlanRunInput) (*plan.Schedule, error) {
+	p, err := a.planWorker(ctx, in.RunStart)
+	if err != nil {
+		return nil, err
+	}
+	s, err := p.PreparePlan(ctx, in.Dir, in.Options)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), errPlan, nil)
+	}
+	return s, nil
+}
+
+// PlanStep runs one task of a plan, heartbeating meanwhile; a
+// cancellation reaches its agents' process groups through ctx. A failed
+// task or a stop is a result; an interrupted step is an error, so that a
+// step cut off by a stopping worker runs again elsewhere (from its first
+// step, as --resume does).
+func (a *Activities) PlanStep(ctx context.Context, in PlanStepInput) (PlanStepOutput, error) {
+	p, err := a.planWorker(ctx, in.RunStart)
+	if err != nil {
+		return PlanStepOutput{}, err
+	}
+	run := ""
+	if activity.IsActivity(ctx) {
+		run = activity.GetInfo(ctx).WorkflowExecution.ID
+	}
+	stop := a.heartbeat(ctx)
+	r, err := p.RunPlanStep(ctx, in.Dir, in.Options, in.TaskID, in.Sums, run)
+	stop()
+	if ierr := interrupted(ctx); ierr != nil {
+		return PlanStepOutput{}, ierr
+	}
+	if err != nil {
+		return PlanStepOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errPlan, nil)
+	}
+	out := PlanStepOutput{Completed: r.Completed, Failed: r.Failed, Answer: r.Answer, Tokens: r.Tokens, CostUSD: r.CostUSD, Reason: r.Reason}
+	if r.Err != nil {
+		out.Error = r.Err.Error()
+		var me *plan.ManualError
+		var ce *plan.ChangedError
+		switch {
+		case errors.As(r.Err, &me):
+			out.Stop, out.Step = stopManual, me.Step
+		case errors.As(r.Err, &ce):
+			out.Stop = stopChanged
+		}
+	}
+	if n := payloadSize(out); n > PayloadLimit {
+		out.Answer = ""
+		out.Completed, out.Failed = false, true
+		out.Reason = fmt.Sprintf("the answer of %s is %d bytes encoded, over Temporal's payload limit of %d bytes", in.TaskID, n, PayloadLimit)
+		out.Error = out.Reason
+	}
+	return out, nil
+}
+
+var _ evaluator.Planner = (*workflowTasks)(nil)
+
+// LoadPlan implements evaluator.Planner in the workflow: an activity.
+func (t *workflowTasks) LoadPlan(ctx context.Context, dir string) (*value.Dict, error) {
+	wctx := workflow.WithActivityOptions(workflowOf(ctx), t.opts)
+	var out Value
+	if err := workflow.ExecuteActivity(wctx, PlanLoadActivityName, PlanLoadInput{Dir: dir, RunStart: t.start}).Get(wctx, &out); err != nil {
+		return nil, errors.New(activityMessage(err))
+	}
+	v, err := Decode(out)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := v.(*value.Dict)
+	if !ok {
+		return nil, fmt.Errorf("plan-load activity returned a %s", v.Type())
+	}
+	return d, nil
+}
+
+// planDone is the end of one plan step, sent to the scheduling loop.
+type planDone struct {
+	id  string
+	out PlanStepOutput
+	err error
+}
+
+// RunPlan implements evaluator.Planner in the workflow: the schedule
+// comes from a worker, the scheduling happens here, every task is a plan
+// step activity. The result is the dict of a local (plan-run): completed
+// tasks in the order they finished, then the failed, then those not
+// started.
+func (t *workflowTasks) RunPlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*value.Dict, error) {
+	wctx := workflow.WithActivityOptions(workflowOf(ctx), t.opts)
+	var sched plan.Schedule
+	if err := workflow.ExecuteActivity(wctx, PlanPrepareActivityName, PlanRunInput{Dir: dir, Options: o, RunStart: t.start}).Get(wctx, &sched); err != nil {
+		return nil, errors.New(activityMessage(err))
+	}
+	done := workflow.NewChannel(wctx)
+	var completed, failedIDs []string
+	outs := map[string]PlanStepOutput{}
+	var stop error
+	for {
+		if stop == nil && ctx.Err() == nil {
+			for _, id := range sched.Next() {
+				st := sched.Task(id)
+				in := PlanStepInput{Dir: dir, Options: o, TaskID: id, Sums: st.Sums, RunStart: t.start}
+				agents := st.Agents
+				workflow.Go(wctx, func(c workflow.Context) {
+					var out PlanStepOutput
+					release, err := t.acquireAgents(c, agents)
+					if err == nil {
+						err = workflow.ExecuteActivity(c, PlanStepActivityName, in).Get(c, &out)
+						release()
+					}
+					done.Send(c, planDone{id: id, out: out, err: err})
+				})
+			}
+		}
+		if sched.Running() == 0 {
+			break
+		}
+		var d planDone
+		done.Receive(wctx, &d)
+		switch {
+		case d.err != nil && (temporal.IsCanceledError(d.err) || ctx.Err() != nil):
+			sched.Finish(d.id, false, false)
+			if stop == nil {
+				stop = d.err
+			}
+		case d.err != nil:
+			// The step's activity failed after its retries: the task
+			// failed, as a task whose call failed does locally.
+			sched.Finish(d.id, false, true)
+			failedIDs = append(failedIDs, d.id)
+			outs[d.id] = PlanStepOutput{Failed: true, Reason: firstLine(activityMessage(d.err))}
+		case d.out.Stop != "":
+			sched.Finish(d.id, false, false)
+			if stop == nil {
+				stop = stepStop(d.id, d.out)
+			}
+		default:
+			sched.Finish(d.id, d.out.Completed, d.out.Error != "")
+			outs[d.id] = d.out
+			if d.out.Completed {
+				completed = append(completed, d.id)
+			}
+			if d.out.Failed {
+				failedIDs = append(failedIDs, d.id)
+			}
+		}
+	}
+	if stop != nil {
+		return nil, stop
+	}
+	res := value.NewDict(0)
+	for _, id := range completed {
+		r := outs[id]
+		res.Set(id, value.DictOf(
+			"status", value.String("completed"),
+			"answer", value.String(r.Answer),
+			"tokens", value.Int(r.Tokens),
+			"cost_usd", value.Float(r.CostUSD),
+		))
+	}
+	for _, id := range failedIDs {
+		res.Set(id, value.DictOf("status", value.String("failed"), "reason", value.String(outs[id].Reason)))
+	}
+	log := workflow.GetLogger(wctx)
+	for _, ns := range sched.NotStarted() {
+		if _, ok := res.Get(ns.ID); ok {
+			continue
+		}
+		log.Info(fmt.Sprintf("plan: %s not started (%s)", ns.ID, ns.Why))
+		res.Set(ns.ID, value.DictOf("status", value.String("not_started")))
+	}
+	return res, nil
+}
+
+// stepStop is the error of a step that stops the run: a *PlanStop for a
+// manual_intervention step, as locally, else the step's message.
+func stepStop(id string, out PlanStepOutput) error {
+	if out.Stop == stopManual {
+		return &evaluator.PlanStop{TaskID: id, Step: out.Step, Msg: out.Error}
+	}
+	return errors.New(out.Error)
+}
+
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
