@@ -244,7 +244,7 @@ func runActivity(t *testing.T, a *temporal.Activities, typ string, args *commonp
 	t.Helper()
 	dc := converter.GetDefaultDataConverter()
 	var (
-		v   temporal.Value
+		v   temporal.CallResult
 		err error
 	)
 	ctx := context.Background()
