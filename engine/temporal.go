@@ -13,6 +13,7 @@ import (
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/temporal"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -94,6 +95,25 @@ func Await(ctx context.Context, t Temporal, id string) (value.Value, error) {
 	return temporal.Await(ctx, t.conn(), id)
 }
 
+// Follow waits for the run id as Await does and returns its value and
+// what it used (the usage line's figures). While the run goes on, a shown
+// display p gets the run's call events from its workflow (the progress
+// query, every temporal.FollowEvery and once at the end), as a local run's
+// display gets them from the trace seam; with p off or nil nothing is
+// queried.
+func Follow(ctx context.Context, t Temporal, id string, p *Progress) (value.Value, Usage, error) {
+	var onEvents func([]temporal.ProgressEvent)
+	if p.On() {
+		onEvents = func(evs []temporal.ProgressEvent) {
+			for _, e := range evs {
+				p.disp.Event(e.Event)
+			}
+		}
+	}
+	v, u, err := temporal.Follow(ctx, t.conn(), id, onEvents)
+	return v, usageOf(u), err
+}
+
 // Cancel cancels the run id: it ends as an interrupted run does.
 func Cancel(ctx context.Context, t Temporal, id string) error {
 	return temporal.Cancel(ctx, t.conn(), id)
@@ -123,6 +143,10 @@ type workerTasks struct {
 	e  *Engine
 	ts *evaluator.TaskSystem
 }
+
+// TraceSinks are the sinks the worker's calls are observed by: the
+// engine's, as for a local run's calls (temporal.TraceSinker).
+func (w workerTasks) TraceSinks() []trace.Sink { return w.e.sinks }
 
 func (w workerTasks) Lookup(name string) (*templates.Template, bool) { return w.ts.Lookup(name) }
 func (w workerTasks) HasTool(name string) bool                       { return w.ts.HasTool(name) }
