@@ -198,7 +198,28 @@ func TestProgressParallelMap(t *testing.T) {
 	if g := eventLines(during.Events); g != wantDuring || during.Next != 6 || during.Usage != (tasksystem.RunUsage{}) {
 		t.Fatalf("during the first call: next %d, usage %+v, events:\n%s\nwant:\n%s", during.Next, during.Usage, g, wantDuring)
 	}
+	// The display a follower draws from these events.
+	start := time.Date(2025, 1, 6, 14, 3, 0, 0, time.UTC)
+	frame := func(evs []temporal.ProgressEvent, m *progress.Model) string {
+		for _, e := range evs {
+			m.Apply(e.Event)
+		}
+		return strings.Join(progress.Frame(m, progress.Size{Width: 60, Height: 10}, start.Add(2*time.Second), false), "\n")
+	}
+	m := progress.NewModel(start)
+	wantFrame := `0 done · 2 running · 1 waiting · 2s
+  parallel-map 0/3  2s
+    ▸ task greet  2s
+    ▸ task greet  2s
+    … 1 waiting`
+	if g := frame(during.Events, m); g != wantFrame {
+		t.Fatalf("frame during the run:\n%s\nwant:\n%s", g, wantFrame)
+	}
 	p := queryProgress(t, env, during.Next)
+	wantFrame = `3 done · 0 running · 0 waiting · 48 tokens · $0.0030 · 2s`
+	if g := frame(p.Events, m); g != wantFrame {
+		t.Fatalf("frame after the run:\n%s\nwant:\n%s", g, wantFrame)
+	}
 	wantAfter := `7 ended #2 in #1 task greet completed 11+5 $0.001
 8 progress #1 parallel-map parallel-map done=1
 9 running #4 in #1 task greet [fake:m]

@@ -161,8 +161,9 @@ func TestEvaluationError(t *testing.T) {
 }
 
 // TestNoPlansInWorkflow: plan-load and plan-run have no activity, so in a
-// workflow they are the evaluation error of a Tasks without a Planner, and
-// run-usage reports nothing used (docs/temporal.md).
+// workflow they are the evaluation error of a Tasks without a Planner; a
+// run whose calls report no usage (these fakes trace nothing) has used
+// nothing (TestProgressSequential has calls that do).
 func TestNoPlansInWorkflow(t *testing.T) {
 	_, err := runWorkflow(t, newEnv(t, newFake()), temporal.RunInput{Sources: source("(plan-run \"plans/a\")")})
 	ee := evaluationError(t, err)
