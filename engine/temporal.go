@@ -104,14 +104,22 @@ func Await(ctx context.Context, t Temporal, id string) (value.Value, error) {
 func Follow(ctx context.Context, t Temporal, id string, p *Progress) (value.Value, Usage, error) {
 	var onEvents func([]temporal.ProgressEvent)
 	if p.On() {
-		onEvents = func(evs []temporal.ProgressEvent) {
-			for _, e := range evs {
-				p.disp.Event(e.Event)
-			}
-		}
+		onEvents = p.Replay
 	}
 	v, u, err := temporal.Follow(ctx, t.conn(), id, onEvents)
 	return v, usageOf(u), err
+}
+
+// Replay shows events a run on Temporal recorded (its progress query's
+// answer) on the display, as a local run's trace events are shown. It
+// does nothing when the display is off.
+func (p *Progress) Replay(evs []temporal.ProgressEvent) {
+	if !p.On() {
+		return
+	}
+	for _, e := range evs {
+		p.disp.Event(e.Event)
+	}
 }
 
 // Cancel cancels the run id: it ends as an interrupted run does.

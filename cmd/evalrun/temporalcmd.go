@@ -144,6 +144,14 @@ func (a *app) runTemporal(c *runCmd) int {
 // following (without a terminal: stop following); the run goes on on the
 // workers unless cancelled.
 func (a *app) follow(t engine.Temporal, id string, asJSON bool, stopProgress func()) int {
+	return a.followWith(t, id, asJSON, stopProgress, func(ctx context.Context, p *engine.Progress) (value.Value, engine.Usage, error) {
+		return engine.Follow(ctx, t, id, p)
+	})
+}
+
+// followWith is follow with the run followed by run (engine.Follow, or a
+// test's stand-in), which draws on the display p it is given.
+func (a *app) followWith(t engine.Temporal, id string, asJSON bool, stopProgress func(), run func(context.Context, *engine.Progress) (value.Value, engine.Usage, error)) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sig := make(chan os.Signal, 1)
@@ -157,7 +165,7 @@ func (a *app) follow(t engine.Temporal, id string, asJSON bool, stopProgress fun
 	done := make(chan result, 1)
 	p := a.progress
 	go func() {
-		v, u, err := engine.Follow(ctx, t, id, p)
+		v, u, err := run(ctx, p)
 		done <- result{v, u, err}
 	}()
 	select {
