@@ -96,14 +96,16 @@ func Await(ctx context.Context, t Temporal, id string) (value.Value, error) {
 }
 
 // Follow waits for the run id as Await does and returns its value and
-// what it used (the usage line's figures). While the run goes on, a shown
-// display p gets the run's call events from its workflow (the progress
-// query, every temporal.FollowEvery and once at the end), as a local run's
-// display gets them from the trace seam; with p off or nil nothing is
-// queried.
+// what it used (the usage line's figures). While the run goes on, it asks
+// the workflow for its events (the progress query, every
+// temporal.FollowEvery and once at the end) and replays them on p: the
+// lines the evaluation printed (log-message, warnings) go to p's stderr,
+// and, when the display is shown, the call events to the display, as a
+// local run's display gets them from the trace seam. With p nil nothing
+// is queried.
 func Follow(ctx context.Context, t Temporal, id string, p *Progress) (value.Value, Usage, error) {
 	var onEvents func([]temporal.ProgressEvent)
-	if p.On() {
+	if p != nil {
 		onEvents = p.Replay
 	}
 	v, u, err := temporal.Follow(ctx, t.conn(), id, onEvents)
@@ -111,14 +113,16 @@ func Follow(ctx context.Context, t Temporal, id string, p *Progress) (value.Valu
 }
 
 // Replay shows events a run on Temporal recorded (its progress query's
-// answer) on the display, as a local run's trace events are shown. It
-// does nothing when the display is off.
+// answer): printed lines pass through to stderr above the display, call
+// events go to the display when it is shown.
 func (p *Progress) Replay(evs []temporal.ProgressEvent) {
-	if !p.On() {
-		return
-	}
 	for _, e := range evs {
-		p.disp.Event(e.Event)
+		switch {
+		case e.Print != "":
+			p.Write([]byte(e.Print))
+		case p.On():
+			p.disp.Event(e.Event)
+		}
 	}
 }
 

@@ -114,11 +114,13 @@ const finalQueryTimeout = 2 * time.Second
 
 // Follow waits until the run id ends, as Await does, and returns its value
 // and what it used of models (RunOutput.Usage, or the usage an evaluation
-// error carries). When onEvents is not nil it also asks the run for its
-// progress (ProgressQuery) every FollowEvery while it runs, and once more
-// when it has ended, and hands each batch of new events to onEvents, in
-// order, from one goroutine. A progress query that fails is not an error:
-// the next one asks again from the same event.
+// error carries; for a workflow cancelled, terminated or timed out, the
+// usage of the last progress query). When onEvents is not nil it also
+// asks the run for its events (ProgressQuery: display events and printed
+// lines) every FollowEvery while it runs, and once more when it has ended,
+// and hands each batch of new events to onEvents, in order, from one
+// goroutine. A progress query that fails is not an error: the next one
+// asks again from the same event.
 func Follow(ctx context.Context, conn Connection, id string, onEvents func([]ProgressEvent)) (value.Value, tasksystem.RunUsage, error) {
 	cl, err := conn.dial(ctx)
 	if err != nil {

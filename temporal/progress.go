@@ -1,6 +1,8 @@
 package temporal
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/evalrun/evalrun/progress"
@@ -29,10 +31,14 @@ const (
 )
 
 // ProgressEvent is one event of the live display (progress.Event) as the
-// workflow recorded it: Seq numbers the events of the run from 1, and
-// Time is the workflow's clock when it happened.
+// workflow recorded it, or a line the run printed: Seq numbers the events
+// of the run from 1, and Time is the workflow's clock when it happened.
 type ProgressEvent struct {
 	Seq int
+	// Print, when not "", is text the evaluation wrote on its stderr
+	// (log-message lines, warnings), whole lines, for the follower's
+	// stderr; the event is then no display event.
+	Print string `json:",omitempty"`
 	progress.Event
 }
 
@@ -66,6 +72,19 @@ func (l *progressLog) Event(e progress.Event) {
 	l.events = append(l.events, ProgressEvent{Seq: len(l.events) + 1, Event: e})
 }
 
+// maxPrint bounds the text of one Print event, so that a page stays far
+// below the payload limit: a longer text keeps its first maxPrint bytes
+// and says how much was cut.
+const maxPrint = 256 << 10
+
+// print records text the evaluation wrote on its stderr.
+func (l *progressLog) print(text string) {
+	if len(text) > maxPrint {
+		text = fmt.Sprintf("%s… (%d bytes cut)\n", strings.ToValidUTF8(text[:maxPrint], ""), len(text)-maxPrint)
+	}
+	l.events = append(l.events, ProgressEvent{Seq: len(l.events) + 1, Print: text, Event: progress.Event{Time: workflow.Now(l.root)}})
+}
+
 // page returns the events after seq after, bounded, with usage.
 func (l *progressLog) page(after int, usage tasksystem.RunUsage) ProgressPage {
 	p := ProgressPage{Next: after, Usage: usage}
@@ -89,7 +108,7 @@ func (l *progressLog) page(after int, usage tasksystem.RunUsage) ProgressPage {
 // eventSize is a generous estimate of e's encoded size: its strings and
 // the JSON of its other fields.
 func eventSize(e ProgressEvent) int {
-	return 320 + len(e.Kind) + len(e.Name) + len(e.Executor) + len(e.Title) + len(e.Line) + len(e.Status)
+	return 320 + len(e.Print) + len(e.Kind) + len(e.Name) + len(e.Executor) + len(e.Title) + len(e.Line) + len(e.Status)
 }
 
 // usageSink adds up what the calls made inside one activity used, from

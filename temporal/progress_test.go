@@ -234,3 +234,31 @@ func TestProgressParallelMap(t *testing.T) {
 		t.Fatalf("after the run: next %d, usage %+v, events:\n%s\nwant:\n%s", p.Next, p.Usage, g, wantAfter)
 	}
 }
+
+// TestProgressPrints: what the program prints on stderr (log-message) is
+// in the progress events, in order with the calls, for the follower's
+// stderr.
+func TestProgressPrints(t *testing.T) {
+	env := usageEnv(t, 0)
+	src := `(log-message "before" 1) (greet (name "a")) (log-message "after")`
+	if _, err := runWorkflow(t, env, temporal.RunInput{Sources: source(src)}); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range queryProgress(t, env, 0).Events {
+		if e.Print != "" {
+			fmt.Fprintf(&b, "%d print %q\n", e.Seq, e.Print)
+		} else {
+			b.WriteString(eventLines([]temporal.ProgressEvent{e}))
+		}
+	}
+	want := `1 print "log: before 1\n"
+2 waiting #1 task greet
+3 running #1 task greet
+4 ended #1 task greet completed 11+5 $0.001
+5 print "log: after\n"
+`
+	if b.String() != want {
+		t.Fatalf("events:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

@@ -147,7 +147,7 @@ func (w *Workflow) Run(ctx workflow.Context, in RunInput) (RunOutput, error) {
 		Limits:  in.Limits,
 		Runtime: rt,
 		Start:   start,
-		Stderr:  logWriter{ctx},
+		Stderr:  logWriter{ctx, plog},
 	})
 	for _, n := range in.Inputs {
 		v, err := Decode(n.Value)
@@ -203,12 +203,18 @@ func evaluationFailure(err error, usage tasksystem.RunUsage) error {
 	return temporal.NewNonRetryableApplicationError(ee.Message, EvaluationErrorType, nil, ee)
 }
 
-// logWriter sends the evaluator's log lines to the workflow's logger,
-// which does not repeat them on replay.
-type logWriter struct{ ctx workflow.Context }
+// logWriter sends the evaluator's log lines (log-message, warnings) to the
+// workflow's logger, which does not repeat them on replay, and to the
+// progress log, from which a follower prints them on its stderr as a
+// local run does.
+type logWriter struct {
+	ctx workflow.Context
+	log *progressLog
+}
 
 func (l logWriter) Write(p []byte) (int, error) {
 	workflow.GetLogger(l.ctx).Info(strings.TrimRight(string(p), "\n"))
+	l.log.print(string(p))
 	return len(p), nil
 }
 
