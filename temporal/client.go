@@ -165,8 +165,13 @@ func follow(ctx context.Context, r followedRun, every time.Duration, onEvents fu
 		err error
 	}
 	done := make(chan result, 1)
+	// The queries made while the run goes on end when it ends: a query
+	// that waits for a busy worker does not hold the result back.
+	pctx, endPolls := context.WithCancel(ctx)
+	defer endPolls()
 	go func() {
 		out, err := r.await(ctx)
+		endPolls()
 		done <- result{out, err}
 	}()
 	var (
@@ -203,7 +208,7 @@ func follow(ctx context.Context, r followedRun, every time.Duration, onEvents fu
 				tick.Stop()
 				break wait
 			case <-tick.C:
-				poll(ctx)
+				poll(pctx)
 			}
 		}
 		if ctx.Err() == nil {

@@ -121,3 +121,46 @@ func TestProgressPageBounds(t *testing.T) {
 		t.Fatalf("large events: %d events, next %d, more %v", len(p.Events), p.Next, p.More)
 	}
 }
+
+// stuckRun is a run whose first progress query waits until its context
+// ends (a worker that does not answer), and which ends after 50ms.
+type stuckRun struct {
+	mu      sync.Mutex
+	queries int
+	stuck   chan error
+}
+
+func (r *stuckRun) await(ctx context.Context) (RunOutput, error) {
+	time.Sleep(50 * time.Millisecond)
+	x, _ := Encode(nil)
+	return RunOutput{Value: x}, nil
+}
+
+func (r *stuckRun) progress(ctx context.Context, after int) (ProgressPage, error) {
+	r.mu.Lock()
+	r.queries++
+	first := r.queries == 1
+	r.mu.Unlock()
+	if first {
+		<-ctx.Done()
+		r.stuck <- ctx.Err()
+		return ProgressPage{}, ctx.Err()
+	}
+	return ProgressPage{Next: after}, nil
+}
+
+// TestFollowStuckQuery: a query that gets no answer does not hold back
+// the run's result: it is given up when the run ends.
+func TestFollowStuckQuery(t *testing.T) {
+	r := &stuckRun{stuck: make(chan error, 1)}
+	begin := time.Now()
+	if _, _, err := follow(context.Background(), r, time.Millisecond, func([]ProgressEvent) {}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(begin); d > time.Second {
+		t.Fatalf("follow took %s", d)
+	}
+	if err := <-r.stuck; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the stuck query ended with %v", err)
+	}
+}
