@@ -87,10 +87,10 @@ func (l *progressLog) print(text string) {
 
 // page returns the events after seq after, bounded, with usage.
 func (l *progressLog) page(after int, usage tasksystem.RunUsage) ProgressPage {
-	p := ProgressPage{Next: after, Usage: usage}
 	if after < 0 {
 		after = 0
 	}
+	p := ProgressPage{Next: after, Usage: usage}
 	size := 0
 	for i := after; i < len(l.events); i++ {
 		e := l.events[i]
