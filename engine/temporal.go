@@ -13,6 +13,7 @@ import (
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/temporal"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -94,6 +95,37 @@ func Await(ctx context.Context, t Temporal, id string) (value.Value, error) {
 	return temporal.Await(ctx, t.conn(), id)
 }
 
+// Follow waits for the run id as Await does and returns its value and
+// what it used (the usage line's figures). While the run goes on, it asks
+// the workflow for its events (the progress query, every
+// temporal.FollowEvery and once at the end) and replays them on p: the
+// lines the evaluation printed (log-message, warnings) go to p's stderr,
+// and, when the display is shown, the call events to the display, as a
+// local run's display gets them from the trace seam. With p nil nothing
+// is queried.
+func Follow(ctx context.Context, t Temporal, id string, p *Progress) (value.Value, Usage, error) {
+	var onEvents func([]temporal.ProgressEvent)
+	if p != nil {
+		onEvents = p.Replay
+	}
+	v, u, err := temporal.Follow(ctx, t.conn(), id, onEvents)
+	return v, usageOf(u), err
+}
+
+// Replay shows events a run on Temporal recorded (its progress query's
+// answer): printed lines pass through to stderr above the display, call
+// events go to the display when it is shown.
+func (p *Progress) Replay(evs []temporal.ProgressEvent) {
+	for _, e := range evs {
+		switch {
+		case e.Print != "":
+			p.Write([]byte(e.Print))
+		case p.On():
+			p.disp.Event(e.Event)
+		}
+	}
+}
+
 // Cancel cancels the run id: it ends as an interrupted run does.
 func Cancel(ctx context.Context, t Temporal, id string) error {
 	return temporal.Cancel(ctx, t.conn(), id)
@@ -123,6 +155,10 @@ type workerTasks struct {
 	e  *Engine
 	ts *evaluator.TaskSystem
 }
+
+// TraceSinks are the sinks the worker's calls are observed by: the
+// engine's, as for a local run's calls (temporal.TraceSinker).
+func (w workerTasks) TraceSinks() []trace.Sink { return w.e.sinks }
 
 func (w workerTasks) Lookup(name string) (*templates.Template, bool) { return w.ts.Lookup(name) }
 func (w workerTasks) HasTool(name string) bool                       { return w.ts.HasTool(name) }

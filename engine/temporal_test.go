@@ -5,12 +5,17 @@ package engine
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
 	"testing"
 
+	"github.com/evalrun/evalrun/progress"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/temporal"
 	"github.com/evalrun/evalrun/value"
@@ -41,8 +46,9 @@ func TestTemporalExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var stderr bytes.Buffer
 			open := func() *Engine {
-				e, err := Open(Options{WorkDir: dir, Provider: "echo", Inputs: c.inputs, Stderr: io.Discard, Getenv: func(string) string { return "" }})
+				e, err := Open(Options{WorkDir: dir, Provider: "echo", Inputs: c.inputs, Stderr: &stderr, Getenv: func(string) string { return "" }})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -54,10 +60,16 @@ func TestTemporalExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			local, err := open().Run(context.Background(), prog)
+			le := open()
+			// The local run's display events, as its display would get
+			// them.
+			var rec eventRecorder
+			le.sinks = append(le.sinks, progress.NewSink(&rec))
+			local, err := le.Run(context.Background(), prog)
 			if err != nil {
 				t.Fatal(err)
 			}
+			localStderr := stderr.String()
 
 			e := open()
 			var s testsuite.WorkflowTestSuite
@@ -90,8 +102,77 @@ func TestTemporalExamples(t *testing.T) {
 			if len(local.String()) < 20 {
 				t.Fatalf("suspiciously short value %s", local)
 			}
+			// The usage line of the followed run is the local run's.
+			if got, want := usageOf(out.Usage).Line(), le.Usage().Line(); got != want || !strings.HasPrefix(want, "usage: ") {
+				t.Fatalf("workflow usage line %q, local %q", got, want)
+			}
+			// The display gets the same call events from the progress
+			// query as from the local trace seam (the order of parallel
+			// calls aside; the workflow knows a call's executor once a call
+			// of its template has finished).
+			qv, err := env.QueryWorkflow(temporal.ProgressQuery, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var page temporal.ProgressPage
+			if err := qv.Get(&page); err != nil {
+				t.Fatal(err)
+			}
+			if page.Usage != out.Usage || page.More {
+				t.Fatalf("query usage %+v, result usage %+v, more %v", page.Usage, out.Usage, page.More)
+			}
+			var remote []progress.Event
+			var printed strings.Builder
+			for _, e := range page.Events {
+				if e.Print != "" {
+					printed.WriteString(e.Print)
+					continue
+				}
+				remote = append(remote, e.Event)
+			}
+			// The lines the program printed (log-message) are the local
+			// run's; the local stderr also has the templates' provenance
+			// lines, which on Temporal the workers print.
+			if c.file == "fanout.sexp" && printed.String() != "log: 4 of 4 summaries completed\n" {
+				t.Fatalf("printed %q", printed.String())
+			}
+			if p := printed.String(); !strings.Contains(localStderr, p) {
+				t.Fatalf("printed %q, local stderr %q", p, localStderr)
+			}
+			if g, w := eventSet(remote), eventSet(rec.events); g != w {
+				t.Fatalf("workflow display events:\n%s\nlocal:\n%s", g, w)
+			}
 		})
 	}
+}
+
+// eventRecorder records display events.
+type eventRecorder struct {
+	mu     sync.Mutex
+	events []progress.Event
+}
+
+func (r *eventRecorder) Event(e progress.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+// eventSet prints events one a line, sorted, without what differs between
+// two runs of the same program: times, numbers (parallel calls are
+// numbered in the order they happen to start) and executors.
+func eventSet(evs []progress.Event) string {
+	kinds := map[uint64]string{}
+	var lines []string
+	for _, e := range evs {
+		if e.Kind != "" {
+			kinds[e.ID] = e.Kind + " " + e.Name
+		}
+		lines = append(lines, fmt.Sprintf("%d %s in [%s] total=%d done=%d status=%s tokens=%d+%d cost=%g/%v",
+			e.Phase, kinds[e.ID], kinds[e.Parent], e.Total, e.Done, e.Status, e.InputTokens, e.OutputTokens, e.Cost, e.CostKnown))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
 }
 
 // copyTree copies file and the .evalrun directory of from into to.

@@ -9,6 +9,7 @@ import (
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -102,69 +103,88 @@ type Activities struct {
 	runs runCache
 }
 
-// Task runs one task call and returns its TaskResult. A FAILED result is a
-// result, not an activity error.
-func (a *Activities) Task(ctx context.Context, in TaskInput) (Value, error) {
+// Task runs one task call and returns its TaskResult and what it used. A
+// FAILED result is a result, not an activity error.
+func (a *Activities) Task(ctx context.Context, in TaskInput) (CallResult, error) {
 	call, err := in.call(a.Tasks)
 	if err != nil {
-		return Value{}, temporal.NewNonRetryableApplicationError(err.Error(), errBadInput, err)
+		return CallResult{}, temporal.NewNonRetryableApplicationError(err.Error(), errBadInput, err)
 	}
 	stop := a.heartbeat(ctx)
-	r := a.tasksFor(ctx, in.RunStart).Execute(ctx, call)
+	tasks := a.tasksFor(ctx, in.RunStart)
+	us := newUsageSink(trace.Task)
+	r := tasks.Execute(traced(ctx, tasks, us), call)
 	stop()
 	if err := interrupted(ctx); err != nil {
-		return Value{}, err
+		return CallResult{}, err
 	}
-	return resultPayload(r, "task '"+call.Name+"'")
+	x, err := resultPayload(r, "task '"+call.Name+"'")
+	return CallResult{Value: x, Usage: us.usage()}, err
 }
 
-// Tool runs one tool call and returns its TaskResult.
-func (a *Activities) Tool(ctx context.Context, in ToolInput) (Value, error) {
+// Tool runs one tool call and returns its TaskResult and what it used.
+func (a *Activities) Tool(ctx context.Context, in ToolInput) (CallResult, error) {
 	p, err := Decode(in.Params)
 	if err != nil {
-		return Value{}, temporal.NewNonRetryableApplicationError(err.Error(), errBadInput, err)
+		return CallResult{}, temporal.NewNonRetryableApplicationError(err.Error(), errBadInput, err)
 	}
 	params, ok := p.(*value.Dict)
 	if !ok {
-		return Value{}, temporal.NewNonRetryableApplicationError("tool parameters are a "+p.Type()+", not a dict", errBadInput, nil)
+		return CallResult{}, temporal.NewNonRetryableApplicationError("tool parameters are a "+p.Type()+", not a dict", errBadInput, nil)
 	}
 	stop := a.heartbeat(ctx)
-	r := a.tasksFor(ctx, in.RunStart).CallTool(ctx, in.Name, params)
+	tasks := a.tasksFor(ctx, in.RunStart)
+	us := newUsageSink(trace.Tool)
+	r := tasks.CallTool(traced(ctx, tasks, us), in.Name, params)
 	stop()
 	if err := interrupted(ctx); err != nil {
-		return Value{}, err
+		return CallResult{}, err
 	}
-	return resultPayload(r, "tool '"+in.Name+"'")
+	x, err := resultPayload(r, "tool '"+in.Name+"'")
+	return CallResult{Value: x, Usage: us.usage()}, err
 }
 
-// GetContext runs one memory lookup and returns its result dict.
-func (a *Activities) GetContext(ctx context.Context, in ContextInput) (Value, error) {
+// GetContext runs one memory lookup and returns its result dict, with
+// the usage of the task calls its llm strategies made.
+func (a *Activities) GetContext(ctx context.Context, in ContextInput) (CallResult, error) {
 	q := evaluator.ContextQuery{Query: in.Query, TemplateDescription: in.TemplateDescription, Strategy: in.Strategy, TopK: in.TopK}
 	if in.Inputs != nil {
 		v, err := Decode(*in.Inputs)
 		if err != nil {
-			return Value{}, temporal.NewNonRetryableApplicationError(err.Error(), errBadInput, err)
+			return CallResult{}, temporal.NewNonRetryableApplicationError(err.Error(), errBadInput, err)
 		}
 		d, ok := v.(*value.Dict)
 		if !ok {
-			return Value{}, temporal.NewNonRetryableApplicationError("get-context inputs are a "+v.Type()+", not a dict", errBadInput, nil)
+			return CallResult{}, temporal.NewNonRetryableApplicationError("get-context inputs are a "+v.Type()+", not a dict", errBadInput, nil)
 		}
 		q.Inputs = d
 	}
 	stop := a.heartbeat(ctx)
-	d := a.tasksFor(ctx, in.RunStart).GetContext(ctx, q)
+	tasks := a.tasksFor(ctx, in.RunStart)
+	us := newUsageSink(trace.GetContext)
+	d := tasks.GetContext(traced(ctx, tasks, us), q)
 	stop()
 	if err := interrupted(ctx); err != nil {
-		return Value{}, err
+		return CallResult{}, err
 	}
 	x, err := Encode(d)
 	if err != nil {
-		return Value{}, temporal.NewNonRetryableApplicationError(err.Error(), errBadInput, err)
+		return CallResult{}, temporal.NewNonRetryableApplicationError(err.Error(), errBadInput, err)
 	}
 	if n := payloadSize(x); n > PayloadLimit {
-		return Encode(contextTooLarge(n))
+		x, err = Encode(contextTooLarge(n))
 	}
-	return x, nil
+	return CallResult{Value: x, Usage: us.usage()}, err
+}
+
+// traced returns ctx with the trace sinks of tasks (TraceSinker) and the
+// activity's usage sink installed.
+func traced(ctx context.Context, tasks evaluator.Tasks, us *usageSink) context.Context {
+	var sinks []trace.Sink
+	if s, ok := tasks.(TraceSinker); ok {
+		sinks = append(sinks, s.TraceSinks()...)
+	}
+	return trace.WithSinks(ctx, append(sinks, us)...)
 }
 
 // interrupted returns the error of a call whose context ended while it

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/value"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -99,16 +100,139 @@ func (e *RunError) Error() string { return e.Message }
 // error is a *RunError; a cancelled workflow is a *RunError of kind
 // cancelled.
 func Await(ctx context.Context, conn Connection, id string) (value.Value, error) {
+	v, _, err := Follow(ctx, conn, id, nil)
+	return v, err
+}
+
+// FollowEvery is how often Follow asks a run for its progress.
+const FollowEvery = 200 * time.Millisecond
+
+// finalQueryTimeout bounds Follow's last progress query, made once the run
+// has ended: a closed workflow's query is answered by a worker that
+// replays its history, and without a worker it would wait.
+const finalQueryTimeout = 2 * time.Second
+
+// Follow waits until the run id ends, as Await does, and returns its value
+// and what it used of models (RunOutput.Usage, or the usage an evaluation
+// error carries; for a workflow cancelled, terminated or timed out, the
+// usage of the last progress query). When onEvents is not nil it also
+// asks the run for its events (ProgressQuery: display events and printed
+// lines) every FollowEvery while it runs, and once more when it has ended,
+// and hands each batch of new events to onEvents, in order, from one
+// goroutine. A progress query that fails is not an error: the next one
+// asks again from the same event.
+func Follow(ctx context.Context, conn Connection, id string, onEvents func([]ProgressEvent)) (value.Value, tasksystem.RunUsage, error) {
 	cl, err := conn.dial(ctx)
 	if err != nil {
-		return nil, err
+		return nil, tasksystem.RunUsage{}, err
 	}
 	defer cl.Close()
+	return follow(ctx, clientRun{cl, id}, FollowEvery, onEvents)
+}
+
+// followedRun is what follow needs of a run: its end and its progress.
+type followedRun interface {
+	await(ctx context.Context) (RunOutput, error)
+	progress(ctx context.Context, after int) (ProgressPage, error)
+}
+
+// clientRun is a run on a Temporal server.
+type clientRun struct {
+	cl client.Client
+	id string
+}
+
+func (r clientRun) await(ctx context.Context) (RunOutput, error) {
 	var out RunOutput
-	if err := cl.GetWorkflow(ctx, id, "").Get(ctx, &out); err != nil {
-		return nil, runError(err)
+	err := r.cl.GetWorkflow(ctx, r.id, "").Get(ctx, &out)
+	return out, err
+}
+
+func (r clientRun) progress(ctx context.Context, after int) (ProgressPage, error) {
+	var p ProgressPage
+	v, err := r.cl.QueryWorkflow(ctx, r.id, "", ProgressQuery, after)
+	if err != nil {
+		return p, err
 	}
-	return Decode(out.Value)
+	err = v.Get(&p)
+	return p, err
+}
+
+// follow is Follow over r, polling every period.
+func follow(ctx context.Context, r followedRun, every time.Duration, onEvents func([]ProgressEvent)) (value.Value, tasksystem.RunUsage, error) {
+	type result struct {
+		out RunOutput
+		err error
+	}
+	done := make(chan result, 1)
+	// The queries made while the run goes on end when it ends: a query
+	// that waits for a busy worker does not hold the result back.
+	pctx, endPolls := context.WithCancel(ctx)
+	defer endPolls()
+	go func() {
+		out, err := r.await(ctx)
+		endPolls()
+		done <- result{out, err}
+	}()
+	var (
+		res   result
+		after int
+		page  *ProgressPage
+	)
+	// poll asks for the events after the last one seen until a page says
+	// there are no more.
+	poll := func(ctx context.Context) {
+		for {
+			p, err := r.progress(ctx, after)
+			if err != nil || p.Next < after {
+				return
+			}
+			page = &p
+			if len(p.Events) > 0 {
+				after = p.Next
+				onEvents(p.Events)
+			}
+			if !p.More {
+				return
+			}
+		}
+	}
+	if onEvents == nil {
+		res = <-done
+	} else {
+		tick := time.NewTicker(every)
+	wait:
+		for {
+			select {
+			case res = <-done:
+				tick.Stop()
+				break wait
+			case <-tick.C:
+				poll(pctx)
+			}
+		}
+		if ctx.Err() == nil {
+			fctx, cancel := context.WithTimeout(ctx, finalQueryTimeout)
+			poll(fctx)
+			cancel()
+		}
+	}
+	if res.err != nil {
+		err := runError(res.err)
+		var re *RunError
+		var usage tasksystem.RunUsage
+		if errors.As(err, &re) {
+			usage = re.Usage
+		}
+		if usage == (tasksystem.RunUsage{}) && page != nil {
+			// A cancelled, terminated or timed-out workflow returns no
+			// usage: the last progress query has it.
+			usage = page.Usage
+		}
+		return nil, usage, err
+	}
+	v, err := Decode(res.out.Value)
+	return v, res.out.Usage, err
 }
 
 // runError maps a workflow's failure to a *RunError where it is one.

@@ -50,6 +50,16 @@
 //     the workflow holds a slot of a per-agent semaphore around each task
 //     call and plan step that runs the agent, so the limit holds per run
 //     across workers.
+//   - The evaluator's trace events inside the workflow feed a
+//     progress.Sink, the live display's, whose events the workflow keeps
+//     (stamped with workflow.Now, so a replay makes the same) and answers
+//     with the ProgressQuery handler, a bounded page at a time with the
+//     run's usage. A query, unlike a signal, an update or a memo, adds no
+//     history event, so following a run does not grow its history.
+//   - A call activity returns a CallResult: its value and what it used,
+//     counted from the task spans its call made on the worker (a
+//     TraceSinker's sinks observe them too). The workflow sums the usage:
+//     (run-usage), the run's result and the usage line report it.
 //
 // A worker registers both halves:
 //
@@ -62,4 +72,6 @@
 //	conn := temporal.Connection{HostPort: "localhost:7233"}
 //	id, err := temporal.Start(ctx, conn, "", temporal.RunInput{Sources: srcs})
 //	v, err := temporal.Await(ctx, conn, id) // err: a *RunError for an evaluation error
+//	// or, with the display's events and the usage:
+//	v, usage, err := temporal.Follow(ctx, conn, id, func(evs []temporal.ProgressEvent) { ... })
 package temporal

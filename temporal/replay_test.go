@@ -33,16 +33,20 @@ type replayCase struct {
 	file   string
 	src    string
 	rounds []int
+	// usage records calls that report what they used (usageTasks): their
+	// results are CallResults with usage.
+	usage bool
 }
 
 var replayCases = []replayCase{
-	{"replay-sequential.json", `(list (get-field (greet (name "a")) "content") (get-field (greet (name "b")) "content"))`, []int{1, 1}},
-	{"replay-parallel-nested.json", `(parallel-map (lambda (n) (get-field (greet (name (get-field (greet (name n)) "content"))) "content")) (list "a" "b" "c"))`, []int{3, 3}},
-	{"replay-defatom.json", `(defatom hi (params (name string)) (instructions "Hi {{name}}")) (parallel-map (lambda (n) (get-field (hi (name n)) "content")) (list "a" "b"))`, []int{2}},
-	{"replay-tool-context.json", `(list (get-field (upper (text "x")) "content") (get-field (get-context "auth") "summary"))`, []int{1, 1}},
+	{"replay-sequential.json", `(list (get-field (greet (name "a")) "content") (get-field (greet (name "b")) "content"))`, []int{1, 1}, false},
+	{"replay-parallel-nested.json", `(parallel-map (lambda (n) (get-field (greet (name (get-field (greet (name n)) "content"))) "content")) (list "a" "b" "c"))`, []int{3, 3}, false},
+	{"replay-defatom.json", `(defatom hi (params (name string)) (instructions "Hi {{name}}")) (parallel-map (lambda (n) (get-field (hi (name n)) "content")) (list "a" "b"))`, []int{2}, false},
+	{"replay-tool-context.json", `(list (get-field (upper (text "x")) "content") (get-field (get-context "auth") "summary"))`, []int{1, 1}, false},
+	{"replay-usage.json", `(log-message "start") (list (get-field (greet (name "a")) "content") (get-field (run-usage) "input_tokens"))`, []int{1}, true},
 	// plan-load, then plan-run's preparation and its steps: IMPL-1, then
 	// IMPL-2 and IMPL-4 side by side, then IMPL-3 (plan_test.go).
-	{"replay-plan.json", `(list (get (plan-load "plans/a") "order") (keys (plan-run "plans/a" (parallel 3))))`, []int{1, 1, 1, 2, 1}},
+	{"replay-plan.json", `(list (get (plan-load "plans/a") "order") (keys (plan-run "plans/a" (parallel 3))))`, []int{1, 1, 1, 2, 1}, false},
 }
 
 // TestReplay replays the recorded histories with today's workflow: a change
@@ -115,6 +119,10 @@ func record(t *testing.T, c replayCase, path string) {
 	f := newFake()
 	env := newEnv(t, f)
 	acts := &temporal.Activities{Tasks: newFake()}
+	if c.usage {
+		env = usageEnv(t, 0)
+		acts = &temporal.Activities{Tasks: usageTasks{newFake()}}
+	}
 	dc := converter.GetDefaultDataConverter()
 	env.SetOnActivityStartedListener(func(info *activity.Info, ctx context.Context, args converter.EncodedValues) {
 		id, _ := strconv.Atoi(info.ActivityID)

@@ -8,8 +8,11 @@ import (
 	"time"
 
 	"github.com/evalrun/evalrun/evaluator"
+	"github.com/evalrun/evalrun/progress"
 	"github.com/evalrun/evalrun/sexp"
+	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/templates"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -87,6 +90,8 @@ func (o CallOptions) activityOptions() workflow.ActivityOptions {
 // RunOutput is the result of a run that evaluated to a value.
 type RunOutput struct {
 	Value Value
+	// Usage is what the run used of models (the usage line).
+	Usage tasksystem.RunUsage
 }
 
 // EvaluationErrorType is the type of the workflow's ApplicationError when
@@ -101,6 +106,8 @@ type EvaluationError struct {
 	Kind    string
 	Message string
 	Display string
+	// Usage is what the run used of models until the error.
+	Usage tasksystem.RunUsage
 }
 
 // Workflow is the evalrun.Run workflow. Registry answers the workflow's
@@ -112,9 +119,22 @@ type Workflow struct {
 
 // Run evaluates the input's sources inside the workflow. Pure evaluation
 // happens here; every task, tool and get-context call is an activity.
+//
+// The evaluator's trace events feed a progress.Sink whose display events
+// are kept in the workflow and answered by the ProgressQuery handler,
+// with the usage the calls returned.
 func (w *Workflow) Run(ctx workflow.Context, in RunInput) (RunOutput, error) {
 	rt := workflowRuntime{root: ctx}
-	gctx, gcancel := context.WithCancelCause(withWorkflow(context.Background(), ctx))
+	start := workflow.GetInfo(ctx).WorkflowStartTime
+	tasks := &workflowTasks{registry: w.Registry, opts: in.Calls.activityOptions(), start: start}
+	plog := &progressLog{root: ctx}
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func(after int) (ProgressPage, error) {
+		return plog.page(after, tasks.usage), nil
+	}); err != nil {
+		return RunOutput{}, err
+	}
+	traced := trace.WithSinks(withWorkflow(context.Background(), ctx), progress.NewSink(plog))
+	gctx, gcancel := context.WithCancelCause(traced)
 	defer gcancel(nil)
 	// A cancellation of the workflow cancels the evaluation as SIGINT does
 	// a local run.
@@ -122,14 +142,12 @@ func (w *Workflow) Run(ctx workflow.Context, in RunInput) (RunOutput, error) {
 		ctx.Done().Receive(c, nil)
 		gcancel(evaluator.Interrupted())
 	})
-	start := workflow.GetInfo(ctx).WorkflowStartTime
-	tasks := &workflowTasks{registry: w.Registry, opts: in.Calls.activityOptions(), start: start}
 	interp := evaluator.New(evaluator.Options{
 		Tasks:   tasks,
 		Limits:  in.Limits,
 		Runtime: rt,
 		Start:   start,
-		Stderr:  logWriter{ctx},
+		Stderr:  logWriter{ctx, plog},
 	})
 	for _, n := range in.Inputs {
 		v, err := Decode(n.Value)
@@ -147,7 +165,7 @@ func (w *Workflow) Run(ctx workflow.Context, in RunInput) (RunOutput, error) {
 		tasks.sources[s.Name] = src
 		prog, err := evaluator.Compile(src)
 		if err != nil {
-			return RunOutput{}, evaluationFailure(err)
+			return RunOutput{}, evaluationFailure(err, tasks.usage)
 		}
 		progs[i] = prog
 	}
@@ -155,7 +173,7 @@ func (w *Workflow) Run(ctx workflow.Context, in RunInput) (RunOutput, error) {
 	for _, prog := range progs {
 		v, err := interp.Run(gctx, prog)
 		if err != nil {
-			return RunOutput{}, evaluationFailure(err)
+			return RunOutput{}, evaluationFailure(err, tasks.usage)
 		}
 		result = v
 	}
@@ -165,15 +183,15 @@ func (w *Workflow) Run(ctx workflow.Context, in RunInput) (RunOutput, error) {
 	}
 	if n := payloadSize(x); n > PayloadLimit {
 		msg := fmt.Sprintf("the run's value is %d bytes encoded, over Temporal's payload limit of %d bytes", n, PayloadLimit)
-		return RunOutput{}, temporal.NewNonRetryableApplicationError(msg, EvaluationErrorType, nil, EvaluationError{Kind: "limit", Message: msg, Display: msg})
+		return RunOutput{}, temporal.NewNonRetryableApplicationError(msg, EvaluationErrorType, nil, EvaluationError{Kind: "limit", Message: msg, Display: msg, Usage: tasks.usage})
 	}
-	return RunOutput{Value: x}, nil
+	return RunOutput{Value: x, Usage: tasks.usage}, nil
 }
 
 // evaluationFailure is the workflow error for an evaluation or syntax
 // error: non-retryable, with an EvaluationError as its details.
-func evaluationFailure(err error) error {
-	ee := EvaluationError{Message: err.Error(), Display: err.Error()}
+func evaluationFailure(err error, usage tasksystem.RunUsage) error {
+	ee := EvaluationError{Message: err.Error(), Display: err.Error(), Usage: usage}
 	var e *evaluator.Error
 	var se *sexp.Error
 	switch {
@@ -185,12 +203,18 @@ func evaluationFailure(err error) error {
 	return temporal.NewNonRetryableApplicationError(ee.Message, EvaluationErrorType, nil, ee)
 }
 
-// logWriter sends the evaluator's log lines to the workflow's logger,
-// which does not repeat them on replay.
-type logWriter struct{ ctx workflow.Context }
+// logWriter sends the evaluator's log lines (log-message, warnings) to the
+// workflow's logger, which does not repeat them on replay, and to the
+// progress log, from which a follower prints them on its stderr as a
+// local run does.
+type logWriter struct {
+	ctx workflow.Context
+	log *progressLog
+}
 
 func (l logWriter) Write(p []byte) (int, error) {
 	workflow.GetLogger(l.ctx).Info(strings.TrimRight(string(p), "\n"))
+	l.log.print(string(p))
 	return len(p), nil
 }
 
@@ -207,7 +231,16 @@ type workflowTasks struct {
 	defined map[string]*definedTemplate
 	// slots are the run's agent semaphores (agentslots.go).
 	slots *agentSlots
+	// usage sums what the calls returned they used; executors maps a
+	// template's name to the executor its last finished call reported,
+	// which the display shows for its next calls while they run.
+	usage     tasksystem.RunUsage
+	executors map[string]string
 }
+
+// RunUsage implements evaluator.UsageReporter: (run-usage) inside the
+// workflow is what the calls that finished so far used.
+func (t *workflowTasks) RunUsage() tasksystem.RunUsage { return t.usage }
 
 func (t *workflowTasks) Lookup(name string) (*templates.Template, bool) {
 	if d, ok := t.defined[name]; ok {
@@ -240,7 +273,42 @@ type definedTemplate struct {
 	src  DefatomSource
 }
 
+// Execute runs a task call as an activity inside a task span (claiming
+// the span the evaluator made while the call waited for its slot), which
+// ends with the usage the activity returned.
 func (t *workflowTasks) Execute(ctx context.Context, call *evaluator.TaskCall) *value.TaskResult {
+	name := call.Name
+	if call.Template != nil {
+		name = call.Template.Name
+	}
+	var attrs []trace.Attr
+	if x := t.executors[name]; x != "" {
+		attrs = append(attrs, trace.Executor(x))
+	}
+	ctx, span := trace.Start(ctx, trace.Task, name, nil, attrs...)
+	r, u := t.execute(ctx, call)
+	t.end(span, name, r, u)
+	return r
+}
+
+// end ends a call's span with its result and the usage the activity
+// returned, and adds that to the run's usage.
+func (t *workflowTasks) end(span *trace.Span, name string, r *value.TaskResult, u *CallUsage) {
+	var su trace.Usage
+	if u != nil {
+		addUsage(&t.usage, u.Run)
+		su = u.Call
+		if u.Executor != "" && name != "" {
+			if t.executors == nil {
+				t.executors = map[string]string{}
+			}
+			t.executors[name] = u.Executor
+		}
+	}
+	span.End(trace.ResultOf(r, false), su)
+}
+
+func (t *workflowTasks) execute(ctx context.Context, call *evaluator.TaskCall) (*value.TaskResult, *CallUsage) {
 	t.seq++
 	in := TaskInput{
 		Name: call.Name, Files: call.Files, FilesGiven: call.FilesGiven,
@@ -259,31 +327,37 @@ func (t *workflowTasks) Execute(ctx context.Context, call *evaluator.TaskCall) *
 	for _, n := range call.Named {
 		x, err := Encode(n.Value)
 		if err != nil {
-			return failed("input_validation_failure", fmt.Sprintf("Parameter '%s' of %s: %v", n.Name, what, err))
+			return failed("input_validation_failure", fmt.Sprintf("Parameter '%s' of %s: %v", n.Name, what, err)), nil
 		}
 		in.Named = append(in.Named, NamedInput{Name: n.Name, Value: x})
 	}
 	if in.Positional, err = encodeAll(call.Positional); err != nil {
-		return failed("input_validation_failure", fmt.Sprintf("%s: %v", what, err))
+		return failed("input_validation_failure", fmt.Sprintf("%s: %v", what, err)), nil
 	}
 	if in.Ambient, err = encodeAll(call.Ambient); err != nil {
-		return failed("input_validation_failure", fmt.Sprintf("%s: %v", what, err))
+		return failed("input_validation_failure", fmt.Sprintf("%s: %v", what, err)), nil
 	}
 	// max_parallel of the call's agent holds across workers (agentslots.go).
 	release, err := t.acquireCallAgent(ctx, call.Template)
 	if err != nil {
-		return failed("execution_halted", fmt.Sprintf("%s: %v", what, err))
+		return failed("execution_halted", fmt.Sprintf("%s: %v", what, err)), nil
 	}
 	defer release()
 	return t.run(ctx, TaskActivityName, "input of "+what, in)
 }
 
+// CallTool runs a tool call as an activity inside a tool span.
 func (t *workflowTasks) CallTool(ctx context.Context, name string, params *value.Dict) *value.TaskResult {
-	x, err := Encode(params)
-	if err != nil {
-		return failed("input_validation_failure", fmt.Sprintf("tool '%s': %v", name, err))
+	ctx, span := trace.Start(ctx, trace.Tool, name, nil)
+	var r *value.TaskResult
+	var u *CallUsage
+	if x, err := Encode(params); err != nil {
+		r = failed("input_validation_failure", fmt.Sprintf("tool '%s': %v", name, err))
+	} else {
+		r, u = t.run(ctx, ToolActivityName, fmt.Sprintf("input of tool '%s'", name), ToolInput{Name: name, Params: x, RunStart: t.start})
 	}
-	return t.run(ctx, ToolActivityName, fmt.Sprintf("input of tool '%s'", name), ToolInput{Name: name, Params: x, RunStart: t.start})
+	t.end(span, "", r, u)
+	return r
 }
 
 func (t *workflowTasks) GetContext(ctx context.Context, q evaluator.ContextQuery) *value.Dict {
@@ -295,12 +369,15 @@ func (t *workflowTasks) GetContext(ctx context.Context, q evaluator.ContextQuery
 		}
 		in.Inputs = &x
 	}
-	var out Value
+	var out CallResult
 	wctx := workflow.WithActivityOptions(workflowOf(ctx), t.opts)
 	if err := workflow.ExecuteActivity(wctx, ContextActivityName, in).Get(wctx, &out); err != nil {
 		return contextError(activityMessage(err))
 	}
-	v, err := Decode(out)
+	if out.Usage != nil {
+		addUsage(&t.usage, out.Usage.Run)
+	}
+	v, err := Decode(out.Value)
 	if err != nil {
 		return contextError(err.Error())
 	}
@@ -311,13 +388,13 @@ func (t *workflowTasks) GetContext(ctx context.Context, q evaluator.ContextQuery
 	return d
 }
 
-// run executes one call activity and decodes its TaskResult; an activity
-// that fails after its retries becomes a FAILED result.
-func (t *workflowTasks) run(ctx context.Context, activity, what string, in any) *value.TaskResult {
+// run executes one call activity and decodes its TaskResult and usage; an
+// activity that fails after its retries becomes a FAILED result.
+func (t *workflowTasks) run(ctx context.Context, activity, what string, in any) (*value.TaskResult, *CallUsage) {
 	if n := payloadSize(in); n > PayloadLimit {
-		return tooLarge(what, n)
+		return tooLarge(what, n), nil
 	}
-	var out Value
+	var out CallResult
 	wctx := workflow.WithActivityOptions(workflowOf(ctx), t.opts)
 	if err := workflow.ExecuteActivity(wctx, activity, in).Get(wctx, &out); err != nil {
 		reason := "unexpected_error"
@@ -328,17 +405,17 @@ func (t *workflowTasks) run(ctx context.Context, activity, what string, in any) 
 		case errors.As(err, &te):
 			reason = "execution_timeout"
 		}
-		return failed(reason, activityMessage(err))
+		return failed(reason, activityMessage(err)), nil
 	}
-	v, err := Decode(out)
+	v, err := Decode(out.Value)
 	if err != nil {
-		return failed("unexpected_error", err.Error())
+		return failed("unexpected_error", err.Error()), out.Usage
 	}
 	r, ok := v.(*value.TaskResult)
 	if !ok {
-		return failed("unexpected_error", "call activity returned a "+v.Type())
+		return failed("unexpected_error", "call activity returned a "+v.Type()), out.Usage
 	}
-	return r
+	return r, out.Usage
 }
 
 // activityMessage is the message of a failed activity: its cause's.

@@ -162,8 +162,10 @@ func TestEvaluationError(t *testing.T) {
 
 // TestNoPlansOnWorker: plan-load and plan-run are activities; on a
 // worker whose task system runs no plans (no PlanWorker) they are an
-// evaluation error at the form, and run-usage reports nothing used. Plans
-// that run are tested with the engine (engine/temporal_plan_test.go).
+// evaluation error at the form; a run whose calls report no usage (these
+// fakes trace nothing) has used nothing (TestProgressSequential has calls
+// that do). Plans that run are tested with the engine
+// (engine/temporal_plan_test.go).
 func TestNoPlansOnWorker(t *testing.T) {
 	env := newEnv(t, newFake())
 	temporal.RegisterActivities(env, &temporal.Activities{Tasks: noPlans{newFake()}})

@@ -193,6 +193,9 @@
 // default build keeps their flags (temporalflags.go) but refuses them with
 // exit 2 and the build command to use (notemporal.go), so that every other
 // command starts without the SDK's gRPC and protobuf initialisation.
+// A followed run (run --temporal without --detach) shows the live display
+// of --progress from the workflow's progress query, prints the lines the
+// program printed, the value, and the usage line, as a local run does.
 //
 // # Exit codes
 //

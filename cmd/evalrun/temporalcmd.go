@@ -79,8 +79,8 @@ func (a *app) worker(c *workerCmd) int {
 // starts the workflow, then follows it (unless --detach) and prints its
 // value as a local run does, with the same exit codes.
 func (a *app) runTemporal(c *runCmd) int {
-	if c.Resume != "" || c.DryRun || c.Record != "" || c.MaxCost != 0 || c.MaxTokens != 0 || c.Progress == "always" {
-		a.errorf("--temporal cannot be combined with --resume, --dry-run, --record, --max-cost, --max-tokens or --progress always")
+	if c.Resume != "" || c.DryRun || c.Record != "" || c.MaxCost != 0 || c.MaxTokens != 0 {
+		a.errorf("--temporal cannot be combined with --resume, --dry-run, --record, --max-cost or --max-tokens")
 		return exitUsage
 	}
 	if c.Provider != "" || c.Model != "" || len(c.RunFiles) > 0 || len(c.Templates) > 0 ||
@@ -126,34 +126,59 @@ func (a *app) runTemporal(c *runCmd) int {
 		fmt.Fprintln(a.stdout, id)
 		return exitOK
 	}
+	a.progressMode = c.Progress
+	stopProgress, code := a.startProgress()
+	if code != exitOK {
+		return code
+	}
+	defer stopProgress()
 	fmt.Fprintf(a.stderr, "evalrun: following workflow %s\n", id)
-	return a.follow(t, id, c.JSON)
+	return a.follow(t, id, c.JSON, stopProgress)
 }
 
-// follow waits for the run id and prints its value. The first Ctrl-C asks
-// whether to cancel the workflow or only stop following (without a
-// terminal: stop following); the run goes on on the workers unless
-// cancelled.
-func (a *app) follow(t engine.Temporal, id string, asJSON bool) int {
+// follow waits for the run id and prints its value, then the usage line
+// of the run as a local run does (SPEC §17.3). While it waits, the live
+// display of --progress (started by the caller; stopProgress erases it)
+// shows the run's calls as the workflow reports them. The first Ctrl-C
+// erases the display and asks whether to cancel the workflow or only stop
+// following (without a terminal: stop following); the run goes on on the
+// workers unless cancelled.
+func (a *app) follow(t engine.Temporal, id string, asJSON bool, stopProgress func()) int {
+	return a.followWith(t, id, asJSON, stopProgress, func(ctx context.Context, p *engine.Progress) (value.Value, engine.Usage, error) {
+		return engine.Follow(ctx, t, id, p)
+	})
+}
+
+// followWith is follow with the run followed by run (engine.Follow, or a
+// test's stand-in), which draws on the display p it is given.
+func (a *app) followWith(t engine.Temporal, id string, asJSON bool, stopProgress func(), run func(context.Context, *engine.Progress) (value.Value, engine.Usage, error)) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
 	type result struct {
-		v   value.Value
-		err error
+		v     value.Value
+		usage engine.Usage
+		err   error
 	}
 	done := make(chan result, 1)
+	p := a.progress
 	go func() {
-		v, err := engine.Await(ctx, t, id)
-		done <- result{v, err}
+		v, u, err := run(ctx, p)
+		done <- result{v, u, err}
 	}()
 	select {
 	case r := <-done:
-		return a.printRun(r.v, r.err, asJSON)
+		stopProgress()
+		code := a.printRun(r.v, r.err, asJSON)
+		if line := r.usage.Line(); line != "" {
+			fmt.Fprintf(a.stderr, "%s\n", line)
+		}
+		return code
 	case <-sig:
 	}
+	stopProgress()
 	if engine.IsTerminal(a.stdin) && engine.IsTerminal(a.stderr) {
 		fmt.Fprintf(a.stderr, "cancel workflow %s? [y/N] ", id)
 		line, _ := bufio.NewReader(a.stdin).ReadString('\n')
