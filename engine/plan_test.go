@@ -838,3 +838,123 @@ func TestPlanRunDryRunFromWorkflow(t *testing.T) {
 		}
 	}
 }
+
+// statusTree is `evalrun status` of the last run without its header line
+// (which holds times): the journal's tree as a person reads it.
+func statusTree(t *testing.T, root string) string {
+	t.Helper()
+	rec, tree := lastTree(t, root)
+	var b strings.Builder
+	if err := journal.RenderStatus(&b, rec, tree); err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(b.String(), "\n")
+	return body
+}
+
+// openFakeAgentEngine opens an engine over root whose plan tasks go to the
+// fake agents of the example's configuration, journaled, resuming resume
+// when it is set.
+func openFakeAgentEngine(t *testing.T, root string, resume *engine.Resume) *engine.Engine {
+	t.Helper()
+	e, err := engine.Open(engine.Options{WorkDir: root, Stderr: &bytes.Buffer{}, Journal: &engine.JournalInfo{WorkflowPath: "wf.lisp"}, Resume: resume, Getenv: testGetenv(root)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// testGetenv is the environment with HOME and EVALRUN_HOME at root.
+func testGetenv(root string) func(string) string {
+	return func(k string) string {
+		if k == "HOME" || k == "EVALRUN_HOME" {
+			return root
+		}
+		return os.Getenv(k)
+	}
+}
+
+// findResume finds the last run of root's journal for --resume.
+func findResume(t *testing.T, root string) *engine.Resume {
+	t.Helper()
+	rec, _ := lastTree(t, root)
+	r, err := engine.FindResume(engine.Options{WorkDir: root, Getenv: testGetenv(root)}, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// editTask replaces old by new in the task file id of the example plan.
+func editTask(t *testing.T, root, id, old, new string) {
+	t.Helper()
+	f := filepath.Join(root, ".workflow/active/WFS-jwt-auth/.task", id+".json")
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s holds no %q", id, old)
+	}
+	if err := os.WriteFile(f, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// agentLog is what the fake agents were asked so far, one line a call.
+func agentLog(t *testing.T, calls string) string {
+	t.Helper()
+	data, _ := os.ReadFile(filepath.Join(calls, "log"))
+	return string(data)
+}
+
+// TestPlanRunStepInWorkflow: (plan-run) is a step node of its own, named
+// after the plan, under the workflow's current step; the plan's tasks are
+// below it with their pre_analysis steps, their agent calls and the
+// command of IMPL-002.1's implementation step 2, and the workflow's other
+// calls stay beside it.
+func TestPlanRunStepInWorkflow(t *testing.T) {
+	root := copyExample(t)
+	calls := fakeAgentBin(t)
+	e := openFakeAgentEngine(t, root, nil)
+	_, err := e.Eval(context.Background(), "wf.lisp", `(step "build"
+  (plan-run ".workflow/active/WFS-jwt-auth" (task "IMPL-1 IMPL-2.1")))
+(step "after" (plan-run ".workflow/active/WFS-jwt-auth" (task "IMPL-3.1")))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Finish(nil, nil)
+	want := `  [completed] step "build"
+    [completed] step "plan-run WFS-jwt-auth"
+      [completed] step "IMPL-001"
+        [completed] step "IMPL-001 load_current_login"
+        [completed] task plan/action-planning-agent  1 turn  77 tokens
+      [completed] step "IMPL-002.1"
+        [completed] step "IMPL-002.1 load_token_model"
+        [completed] step "IMPL-002.1 analyze_login"
+          [completed] task plan/agent-step  1 turn  77 tokens
+        [completed] task plan/code-developer  2 turns  110 tokens  $0.2500
+        [completed] step "IMPL-002.1 step 2"
+  [completed] step "after"
+    [completed] step "plan-run WFS-jwt-auth"
+      [completed] step "IMPL-003.1"
+        [completed] step "IMPL-003.1 read_middleware"
+        [completed] task plan/code-developer  2 turns  110 tokens  $0.2500
+`
+	if got := statusTree(t, root); got != want {
+		t.Errorf("status:\n%s\nwant:\n%s", got, want)
+	}
+	if n := strings.Count(agentLog(t, calls), "\n"); n != 4 {
+		t.Errorf("%d agent calls:\n%s", n, agentLog(t, calls))
+	}
+	// The plan-run node records its options and the dict it returned.
+	_, tree := lastTree(t, root)
+	pr := tree[0].Children[0]
+	if got, want := value.JSON(pr.Inputs), `{"dir":"`+filepath.Join(root, ".workflow/active/WFS-jwt-auth")+`","task":["IMPL-1","IMPL-2.1"],"parallel":1}`; got != want {
+		t.Errorf("plan-run inputs %s, want %s", got, want)
+	}
+	if d, ok := pr.Result.(*value.Dict); !ok || strings.Join(d.Keys(), " ") != "IMPL-001 IMPL-002.1" {
+		t.Errorf("plan-run value %v", pr.Result)
+	}
+}
