@@ -576,15 +576,18 @@ func TestPlanRunFromWorkflow(t *testing.T) {
 	if len(tree) != 1 || tree[0].Kind != "step" || tree[0].Name != "build" {
 		t.Fatalf("top of the journal: %v", tree)
 	}
+	if len(tree[0].Children) != 1 || tree[0].Children[0].Name != "plan-run WFS-jwt-auth" {
+		t.Fatalf("below step build: %v", tree[0].Children)
+	}
 	var kids []string
-	for _, n := range tree[0].Children {
+	for _, n := range tree[0].Children[0].Children {
 		kids = append(kids, n.Kind+" "+n.Name)
 		if len(n.Children) == 0 {
 			t.Errorf("%s has no calls below it", n.Name)
 		}
 	}
 	if want := []string{"step IMPL-001", "step IMPL-002.1"}; !slices.Equal(kids, want) {
-		t.Errorf("children of step build: %q, want %q", kids, want)
+		t.Errorf("children of plan-run: %q, want %q", kids, want)
 	}
 	p, _, err := plan.Load(filepath.Join(root, ".workflow/active/WFS-jwt-auth"), plan.Options{})
 	if err != nil {
@@ -956,5 +959,186 @@ func TestPlanRunStepInWorkflow(t *testing.T) {
 	}
 	if d, ok := pr.Result.(*value.Dict); !ok || strings.Join(d.Keys(), " ") != "IMPL-001 IMPL-002.1" {
 		t.Errorf("plan-run value %v", pr.Result)
+	}
+}
+
+// TestPlanCommandStepsJournaled: the commands of implementation steps are
+// step nodes under their task, an agent command's call below its node;
+// a shell command's node holds its output, standard error and exit
+// status, and fails with it.
+func TestPlanCommandStepsJournaled(t *testing.T) {
+	root := copyExample(t)
+	calls := fakeAgentBin(t)
+	editTask(t, root, "IMPL-003.1", `"output": "validation"
+      }`, `"output": "validation"
+      },
+      {
+        "step": 2,
+        "title": "Review",
+        "command": "ccw cli -p \"review the middleware\" --tool gemini --mode analysis",
+        "depends_on": [1],
+        "output": "review"
+      },
+      {
+        "step": 3,
+        "title": "Check",
+        "command": "bash(echo partial; echo oops >&2; exit 3)",
+        "depends_on": [2]
+      }`)
+	var stderr bytes.Buffer
+	_, err := runPlan(t, root, engine.Options{Stderr: &stderr, Journal: &engine.JournalInfo{WorkflowPath: "plan"}}, engine.PlanRun{Tasks: []string{"IMPL-1", "IMPL-3.1"}})
+	var fe *plan.FailedError
+	if !errors.As(err, &fe) {
+		t.Fatalf("err = %v\n%s", err, stderr.String())
+	}
+	want := `  [completed] step "IMPL-001"
+    [completed] step "IMPL-001 load_current_login"
+    [completed] task plan/action-planning-agent  1 turn  77 tokens
+  [failed]    step "IMPL-003.1"
+    [completed] step "IMPL-003.1 read_middleware"
+    [completed] task plan/code-developer  2 turns  110 tokens  $0.2500
+    [completed] step "IMPL-003.1 step 2"
+      [completed] task plan/agent-step  1 turn  77 tokens
+    [failed]    step "IMPL-003.1 step 3"   <-- current
+`
+	if got := statusTree(t, root); got != want {
+		t.Errorf("status:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := agentLog(t, calls), "gemini: # IMPL-001: Design the token model\nclaude: # IMPL-003.1: Token validation middleware\ngemini: review the middleware\n"; got != want {
+		t.Errorf("agent calls:\n%s\nwant:\n%s", got, want)
+	}
+	_, tree := lastTree(t, root)
+	nodes := map[string]*journal.Node{}
+	journal.Walk(tree, func(n *journal.Node, _ int) bool {
+		nodes[n.Name] = n
+		return true
+	})
+	for _, tc := range []struct{ name, inputs, result, err string }{
+		{"IMPL-003.1 step 2", `{"command":"ccw cli -p \"review the middleware\" --tool gemini --mode analysis"}`,
+			`{"agent":"gemini","output":"gemini did it"}`, ""},
+		{"IMPL-003.1 step 3", `{"command":"bash(echo partial; echo oops >&2; exit 3)"}`,
+			`{"exit_code":3,"output":"partial","stderr":"oops\n"}`, `"echo partial; echo oops >&2; exit 3": exit status 3: oops`},
+	} {
+		n := nodes[tc.name]
+		if n == nil {
+			t.Fatalf("no node %q", tc.name)
+		}
+		if got := value.JSON(n.Inputs); got != tc.inputs {
+			t.Errorf("%s inputs %s, want %s", tc.name, got, tc.inputs)
+		}
+		if got := value.JSON(n.Result); got != tc.result {
+			t.Errorf("%s result %s, want %s", tc.name, got, tc.result)
+		}
+		if n.Error != tc.err {
+			t.Errorf("%s error %q, want %q", tc.name, n.Error, tc.err)
+		}
+	}
+	// The agent call of step 2 is read-only, in the project root.
+	var review []fakeCall
+	for _, c := range fakeCalls(t, calls)["gemini"] {
+		if strings.Contains(strings.Join(c.argv, " "), "review the middleware") {
+			review = append(review, c)
+		}
+	}
+	if len(review) != 1 || !slices.Contains(review[0].argv, "--approval-mode") || review[0].dir != root {
+		t.Errorf("gemini calls of step 2 %+v", review)
+	}
+}
+
+// TestPlanRunStepResumeReplays: a resumed workflow run replays the calls
+// of its (plan-run) under the same plan-run node: IMPL-002.1, set back to
+// pending (as a checkout of the plan files would), runs again with no
+// agent started — its agent step and its task replayed, its commands run
+// again.
+func TestPlanRunStepResumeReplays(t *testing.T) {
+	root := copyExample(t)
+	calls := fakeAgentBin(t)
+	const wf = `(step "build" (plan-run ".workflow/active/WFS-jwt-auth" (task "IMPL-1 IMPL-2.1")))`
+	e := openFakeAgentEngine(t, root, nil)
+	if _, err := e.Eval(context.Background(), "wf.lisp", wf); err != nil {
+		t.Fatal(err)
+	}
+	e.Finish(nil, nil)
+	before := agentLog(t, calls)
+	if n := strings.Count(before, "\n"); n != 3 {
+		t.Fatalf("%d agent calls in the first run:\n%s", n, before)
+	}
+	editTask(t, root, "IMPL-002.1", `"status": "completed"`, `"status": "pending"`)
+	e = openFakeAgentEngine(t, root, findResume(t, root))
+	if _, err := e.Eval(context.Background(), "wf.lisp", wf); err != nil {
+		t.Fatal(err)
+	}
+	e.Finish(nil, nil)
+	if after := agentLog(t, calls); after != before {
+		t.Errorf("the resumed run started agents:\n%s", strings.TrimPrefix(after, before))
+	}
+	want := `  [completed] step "build"
+    [completed] step "plan-run WFS-jwt-auth"
+      [completed] step "IMPL-002.1"
+        [completed] step "IMPL-002.1 load_token_model"
+        [completed] step "IMPL-002.1 analyze_login"
+          [completed] task plan/agent-step  1 turn  77 tokens  (replayed)
+        [completed] task plan/code-developer  2 turns  110 tokens  $0.2500  (replayed)
+        [completed] step "IMPL-002.1 step 2"
+`
+	if got := statusTree(t, root); got != want {
+		t.Errorf("status of the resumed run:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestPlanAgentStepKeyHasReadOnlyAndDir: the replay key of a plan's agent
+// step holds its read-only flag and its --cd directory: a resumed plan run
+// replays the step run under the same conditions, and runs it again when
+// `--mode analysis` or `--cd` changed (its prompt did not); the task's own
+// call is replayed every time.
+func TestPlanAgentStepKeyHasReadOnlyAndDir(t *testing.T) {
+	root := copyExample(t)
+	calls := fakeAgentBin(t)
+	opts := func(resume *engine.Resume) engine.Options {
+		return engine.Options{Stderr: &bytes.Buffer{}, Journal: &engine.JournalInfo{WorkflowPath: "plan"}, Resume: resume}
+	}
+	run := engine.PlanRun{Tasks: []string{"IMPL-1", "IMPL-2.1"}}
+	if _, err := runPlan(t, root, opts(nil), run); err != nil {
+		t.Fatal(err)
+	}
+	first := findResume(t, root)
+	const ccw = `--tool gemini --mode analysis --cd src/auth)`
+	for _, tc := range []struct {
+		name, command, started string
+	}{
+		{"same conditions", ccw, ""},
+		{"another directory", `--tool gemini --mode analysis --cd src)`, "gemini: PURPOSE: find where login issues credentials\n"},
+		{"not read-only", `--tool gemini --cd src/auth)`, "gemini: PURPOSE: find where login issues credentials\n"},
+		{"read-only again, in src/auth", ccw, ""},
+	} {
+		editTask(t, root, "IMPL-002.1", `"status": "completed"`, `"status": "pending"`)
+		if tc.command != ccw {
+			editTask(t, root, "IMPL-002.1", ccw, tc.command)
+		}
+		before := agentLog(t, calls)
+		if _, err := runPlan(t, root, opts(first), run); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if tc.command != ccw {
+			editTask(t, root, "IMPL-002.1", tc.command, ccw)
+		}
+		if got := strings.TrimPrefix(agentLog(t, calls), before); got != tc.started {
+			t.Errorf("%s: agents started %q, want %q", tc.name, got, tc.started)
+		}
+		_, tree := lastTree(t, root)
+		var replayed []string
+		journal.Walk(tree, func(n *journal.Node, _ int) bool {
+			if n.Replayed {
+				replayed = append(replayed, n.Name)
+			}
+			return true
+		})
+		want := []string{"plan/agent-step", "plan/code-developer"}
+		if tc.started != "" {
+			want = want[1:]
+		}
+		if !slices.Equal(replayed, want) {
+			t.Errorf("%s: replayed %q, want %q", tc.name, replayed, want)
+		}
 	}
 }
