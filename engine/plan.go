@@ -54,7 +54,7 @@ func (w *Workspace) PlanOptions() plan.Options {
 // RunPlan executes a checked plan (SPEC §23.3) in this run: the built-in
 // role templates plan/ROLE are registered under every template of the
 // same name, each task is a step node of the run's journal (named by its
-// id) with its steps and calls below it, and task prompts go to the
+// id) with its steps, its commands (BeginCommand) and its calls below it, and task prompts go to the
 // agents of §22 or to the run's provider. Every call, to an agent or a
 // provider, is a task call of the run's executor, the same as a
 // workflow's: traced, journaled, recorded with --record, answered by a
@@ -374,8 +374,9 @@ func (w workflowPlans) LoadPlan(ctx context.Context, dir string) (*value.Dict, e
 }
 
 // RunPlan implements evaluator.Planner: it runs the plan as
-// `evalrun plan run` does (with the run's --dry-run), its tasks step
-// nodes under the trace frame of ctx, and returns a dict from each task
+// `evalrun plan run` does (with the run's --dry-run) in a step node of its
+// own, "plan-run WFS-TOPIC" under the trace frame of ctx, whose children
+// are the tasks' step nodes, and returns a dict from each task
 // id the run selected, in the order they finished, to
 //
 //	{"status": "completed", "answer": TEXT, "tokens": N, "cost_usd": X}
