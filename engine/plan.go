@@ -394,7 +394,10 @@ func (w workflowPlans) RunPlan(ctx context.Context, dir string, o evaluator.Plan
 	ctx, end := w.e.planRunStep(ctx, p, o)
 	var runErr error
 	defer func() { end(d, err, runErr) }()
-	out, runErr := w.e.RunPlan(ctx, p, PlanRun{DryRun: w.e.opts.DryRun, Parallel: max(o.Parallel, 1), Tasks: o.Tasks, Agent: o.Agent})
+	// A resumed run continues the plan as `evalrun plan run --resume`
+	// does: a task left active (by a crash of the run it resumes) starts
+	// again from its first step.
+	out, runErr := w.e.RunPlan(ctx, p, PlanRun{DryRun: w.e.opts.DryRun, Parallel: max(o.Parallel, 1), Tasks: o.Tasks, Agent: o.Agent, Resume: w.e.opts.Resume != nil})
 	return planRunResult(out, runErr)
 }
 

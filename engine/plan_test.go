@@ -1046,10 +1046,10 @@ func TestPlanCommandStepsJournaled(t *testing.T) {
 }
 
 // TestPlanRunStepResumeReplays: a resumed workflow run replays the calls
-// of its (plan-run) under the same plan-run node: IMPL-002.1, set back to
-// pending (as a checkout of the plan files would), runs again with no
-// agent started — its agent step and its task replayed, its commands run
-// again.
+// of its (plan-run) under the same plan-run node: IMPL-002.1, left active
+// (as a crash in it would leave it), starts again — which a run that
+// resumes nothing refuses — with no agent started: its agent step and its
+// task replayed, its commands run again.
 func TestPlanRunStepResumeReplays(t *testing.T) {
 	root := copyExample(t)
 	calls := fakeAgentBin(t)
@@ -1063,8 +1063,14 @@ func TestPlanRunStepResumeReplays(t *testing.T) {
 	if n := strings.Count(before, "\n"); n != 3 {
 		t.Fatalf("%d agent calls in the first run:\n%s", n, before)
 	}
-	editTask(t, root, "IMPL-002.1", `"status": "completed"`, `"status": "pending"`)
-	e = openFakeAgentEngine(t, root, findResume(t, root))
+	editTask(t, root, "IMPL-002.1", `"status": "completed"`, `"status": "active"`)
+	resume := findResume(t, root)
+	e = openFakeAgentEngine(t, root, nil)
+	if _, err := e.Eval(context.Background(), "wf.lisp", wf); err == nil || !strings.Contains(err.Error(), "IMPL-002.1 is active") {
+		t.Fatalf("a run that resumes nothing ran the active task: %v", err)
+	}
+	e.Finish(nil, errors.New("refused"))
+	e = openFakeAgentEngine(t, root, resume)
 	if _, err := e.Eval(context.Background(), "wf.lisp", wf); err != nil {
 		t.Fatal(err)
 	}
