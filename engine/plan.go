@@ -54,8 +54,8 @@ func (w *Workspace) PlanOptions() plan.Options {
 // RunPlan executes a checked plan (SPEC §23.3) in this run: the built-in
 // role templates plan/ROLE are registered under every template of the
 // same name, each task is a step node of the run's journal (named by its
-// id) with its steps, its commands (BeginCommand) and its calls below it, and task prompts go to the
-// agents of §22 or to the run's provider. Every call, to an agent or a
+// id) with its steps, its commands (BeginCommand) and its calls below it,
+// and task prompts go to the agents of §22 or to the run's provider. Every call, to an agent or a
 // provider, is a task call of the run's executor, the same as a
 // workflow's: traced, journaled, recorded with --record, answered by a
 // replay provider, written by --dry-run, and replayed on --resume

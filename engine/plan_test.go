@@ -615,6 +615,19 @@ func TestPlanRunKeywordOptionsAndFailure(t *testing.T) {
 	if got, want := v.String(), `(dict "IMPL-001" (dict "status" "failed" "reason" "pre_analysis step \"load_current_login\": \"exit 3\": exit status 3") "IMPL-002.1" (dict "status" "not_started"))`; got != want {
 		t.Errorf("plan-run:\n got %s\nwant %s", got, want)
 	}
+	// The plan-run's node failed with the tasks that failed; the form
+	// did not.
+	e.Finish(nil, nil)
+	want := `  [failed]    step "plan-run WFS-jwt-auth"
+    [failed]    step "IMPL-001"
+      [failed]    step "IMPL-001 load_current_login"   <-- current
+`
+	if got := statusTree(t, root); got != want {
+		t.Errorf("status:\n%s\nwant:\n%s", got, want)
+	}
+	if _, tree := lastTree(t, root); tree[0].Error != "1 task(s) failed: IMPL-001" || value.JSON(tree[0].Result) != value.JSON(v) {
+		t.Errorf("plan-run node: error %q, value %s", tree[0].Error, value.JSON(tree[0].Result))
+	}
 }
 
 func TestPlanRunManualInterventionIsAnError(t *testing.T) {
