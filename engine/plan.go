@@ -54,8 +54,8 @@ func (w *Workspace) PlanOptions() plan.Options {
 // RunPlan executes a checked plan (SPEC §23.3) in this run: the built-in
 // role templates plan/ROLE are registered under every template of the
 // same name, each task is a step node of the run's journal (named by its
-// id) with its steps and calls below it, and task prompts go to the
-// agents of §22 or to the run's provider. Every call, to an agent or a
+// id) with its steps, its commands (BeginCommand) and its calls below it,
+// and task prompts go to the agents of §22 or to the run's provider. Every call, to an agent or a
 // provider, is a task call of the run's executor, the same as a
 // workflow's: traced, journaled, recorded with --record, answered by a
 // replay provider, written by --dry-run, and replayed on --resume
@@ -198,6 +198,31 @@ func (x *planExecutor) Begin(ctx context.Context, kind, name string) (context.Co
 			return
 		}
 		sp.End(trace.Result{Status: trace.Completed, Value: value.String(out), Attempts: 1}, trace.Usage{})
+	}
+}
+
+// BeginCommand implements plan.CommandExecutor: the command of an
+// implementation step is a step node (SPEC §16.2: steps are evaluated
+// again on --resume, never replayed, as a plan's task that starts again
+// runs its commands again) with the command as written as its input and,
+// as its value, a dict: {"exit_code": N, "output": STDOUT, "stderr":
+// STDERR} for a shell command, {"agent": NAME, "output": ANSWER} for an
+// agent command, whose call is a task node below it.
+func (x *planExecutor) BeginCommand(ctx context.Context, name, command string) (context.Context, func(plan.CommandResult, error)) {
+	ctx, sp := trace.Start(ctx, trace.Step, name, value.DictOf("command", value.String(command)))
+	sp.Running()
+	return ctx, func(res plan.CommandResult, err error) {
+		var v *value.Dict
+		if res.Agent != "" {
+			v = value.DictOf("agent", value.String(res.Agent), "output", value.String(res.Output))
+		} else {
+			v = value.DictOf("exit_code", value.Int(res.ExitCode), "output", value.String(res.Output), "stderr", value.String(res.Stderr))
+		}
+		r := trace.Result{Status: trace.Completed, Value: v, Attempts: 1}
+		if err != nil {
+			r.Status, r.Error = trace.Failed, err.Error()
+		}
+		sp.End(r, trace.Usage{})
 	}
 }
 
@@ -349,8 +374,9 @@ func (w workflowPlans) LoadPlan(ctx context.Context, dir string) (*value.Dict, e
 }
 
 // RunPlan implements evaluator.Planner: it runs the plan as
-// `evalrun plan run` does (with the run's --dry-run), its tasks step
-// nodes under the trace frame of ctx, and returns a dict from each task
+// `evalrun plan run` does (with the run's --dry-run) in a step node of its
+// own, "plan-run WFS-TOPIC" under the trace frame of ctx, whose children
+// are the tasks' step nodes, and returns a dict from each task
 // id the run selected, in the order they finished, to
 //
 //	{"status": "completed", "answer": TEXT, "tokens": N, "cost_usd": X}
@@ -360,12 +386,62 @@ func (w workflowPlans) LoadPlan(ctx context.Context, dir string) (*value.Dict, e
 //
 // Failed tasks are not an error; a step that needs a person
 // (manual_intervention) is an *evaluator.PlanStop.
-func (w workflowPlans) RunPlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*value.Dict, error) {
+func (w workflowPlans) RunPlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (d *value.Dict, err error) {
 	p, err := w.load(dir)
 	if err != nil {
 		return nil, err
 	}
-	out, err := w.e.RunPlan(ctx, p, PlanRun{DryRun: w.e.opts.DryRun, Parallel: max(o.Parallel, 1), Tasks: o.Tasks, Agent: o.Agent})
+	ctx, end := w.e.planRunStep(ctx, p, o)
+	var runErr error
+	defer func() { end(d, err, runErr) }()
+	// A resumed run continues the plan as `evalrun plan run --resume`
+	// does: a task left active (by a crash of the run it resumes) starts
+	// again from its first step.
+	out, runErr := w.e.RunPlan(ctx, p, PlanRun{DryRun: w.e.opts.DryRun, Parallel: max(o.Parallel, 1), Tasks: o.Tasks, Agent: o.Agent, Resume: w.e.opts.Resume != nil})
+	return planRunResult(out, runErr)
+}
+
+// planRunStepName is the name of the step node of a (plan-run) in the
+// journal: "plan-run WFS-TOPIC", after the plan's session directory, the
+// directory `evalrun plan run` records as its run's workflow.
+func planRunStepName(p *plan.Plan) string { return "plan-run " + filepath.Base(p.Dir) }
+
+// planRunStep opens the step node of a (plan-run) of p under the trace
+// frame of ctx, its inputs the plan's directory and the options given;
+// the plan's task nodes go below it. end records it completed with the
+// dict of results, or failed: with err (the form's error), else with
+// runErr when a task failed (plan.FailedError) or the run stopped.
+func (e *Engine) planRunStep(ctx context.Context, p *plan.Plan, o evaluator.PlanRunOptions) (context.Context, func(d *value.Dict, err, runErr error)) {
+	in := value.DictOf("dir", value.String(p.Dir))
+	if len(o.Tasks) > 0 {
+		in.Set("task", stringsList(o.Tasks))
+	}
+	if o.Parallel > 0 {
+		in.Set("parallel", value.Int(o.Parallel))
+	}
+	if o.Agent != "" {
+		in.Set("agent", value.String(o.Agent))
+	}
+	ctx, sp := trace.Start(e.traced(ctx), trace.Step, planRunStepName(p), in)
+	sp.Running()
+	return ctx, func(d *value.Dict, err, runErr error) {
+		r := trace.Result{Status: trace.Completed, Attempts: 1}
+		if d != nil {
+			r.Value = d
+		}
+		if err == nil {
+			err = runErr
+		}
+		if err != nil {
+			r.Status, r.Error = trace.Failed, err.Error()
+		}
+		sp.End(r, trace.Usage{})
+	}
+}
+
+// planRunResult is the dict (plan-run) returns for the outcome of a plan
+// run and its error.
+func planRunResult(out *plan.Outcome, err error) (*value.Dict, error) {
 	var me *plan.ManualError
 	if errors.As(err, &me) {
 		return nil, &evaluator.PlanStop{TaskID: me.TaskID, Step: me.Step, Msg: me.Error()}

@@ -576,15 +576,18 @@ func TestPlanRunFromWorkflow(t *testing.T) {
 	if len(tree) != 1 || tree[0].Kind != "step" || tree[0].Name != "build" {
 		t.Fatalf("top of the journal: %v", tree)
 	}
+	if len(tree[0].Children) != 1 || tree[0].Children[0].Name != "plan-run WFS-jwt-auth" {
+		t.Fatalf("below step build: %v", tree[0].Children)
+	}
 	var kids []string
-	for _, n := range tree[0].Children {
+	for _, n := range tree[0].Children[0].Children {
 		kids = append(kids, n.Kind+" "+n.Name)
 		if len(n.Children) == 0 {
 			t.Errorf("%s has no calls below it", n.Name)
 		}
 	}
 	if want := []string{"step IMPL-001", "step IMPL-002.1"}; !slices.Equal(kids, want) {
-		t.Errorf("children of step build: %q, want %q", kids, want)
+		t.Errorf("children of plan-run: %q, want %q", kids, want)
 	}
 	p, _, err := plan.Load(filepath.Join(root, ".workflow/active/WFS-jwt-auth"), plan.Options{})
 	if err != nil {
@@ -611,6 +614,19 @@ func TestPlanRunKeywordOptionsAndFailure(t *testing.T) {
 	}
 	if got, want := v.String(), `(dict "IMPL-001" (dict "status" "failed" "reason" "pre_analysis step \"load_current_login\": \"exit 3\": exit status 3") "IMPL-002.1" (dict "status" "not_started"))`; got != want {
 		t.Errorf("plan-run:\n got %s\nwant %s", got, want)
+	}
+	// The plan-run's node failed with the tasks that failed; the form
+	// did not.
+	e.Finish(nil, nil)
+	want := `  [failed]    step "plan-run WFS-jwt-auth"
+    [failed]    step "IMPL-001"
+      [failed]    step "IMPL-001 load_current_login"   <-- current
+`
+	if got := statusTree(t, root); got != want {
+		t.Errorf("status:\n%s\nwant:\n%s", got, want)
+	}
+	if _, tree := lastTree(t, root); tree[0].Error != "1 task(s) failed: IMPL-001" || value.JSON(tree[0].Result) != value.JSON(v) {
+		t.Errorf("plan-run node: error %q, value %s", tree[0].Error, value.JSON(tree[0].Result))
 	}
 }
 
@@ -835,6 +851,313 @@ func TestPlanRunDryRunFromWorkflow(t *testing.T) {
 	for _, tk := range p.Tasks {
 		if tk.Status == plan.StatusCompleted {
 			t.Errorf("%s completed under --dry-run", tk.ID)
+		}
+	}
+}
+
+// statusTree is `evalrun status` of the last run without its header line
+// (which holds times): the journal's tree as a person reads it.
+func statusTree(t *testing.T, root string) string {
+	t.Helper()
+	rec, tree := lastTree(t, root)
+	var b strings.Builder
+	if err := journal.RenderStatus(&b, rec, tree); err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(b.String(), "\n")
+	return body
+}
+
+// openFakeAgentEngine opens an engine over root whose plan tasks go to the
+// fake agents of the example's configuration, journaled, resuming resume
+// when it is set.
+func openFakeAgentEngine(t *testing.T, root string, resume *engine.Resume) *engine.Engine {
+	t.Helper()
+	e, err := engine.Open(engine.Options{WorkDir: root, Stderr: &bytes.Buffer{}, Journal: &engine.JournalInfo{WorkflowPath: "wf.lisp"}, Resume: resume, Getenv: testGetenv(root)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// testGetenv is the environment with HOME and EVALRUN_HOME at root.
+func testGetenv(root string) func(string) string {
+	return func(k string) string {
+		if k == "HOME" || k == "EVALRUN_HOME" {
+			return root
+		}
+		return os.Getenv(k)
+	}
+}
+
+// findResume finds the last run of root's journal for --resume.
+func findResume(t *testing.T, root string) *engine.Resume {
+	t.Helper()
+	rec, _ := lastTree(t, root)
+	r, err := engine.FindResume(engine.Options{WorkDir: root, Getenv: testGetenv(root)}, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// editTask replaces old by new in the task file id of the example plan.
+func editTask(t *testing.T, root, id, old, new string) {
+	t.Helper()
+	f := filepath.Join(root, ".workflow/active/WFS-jwt-auth/.task", id+".json")
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s holds no %q", id, old)
+	}
+	if err := os.WriteFile(f, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// agentLog is what the fake agents were asked so far, one line a call.
+func agentLog(t *testing.T, calls string) string {
+	t.Helper()
+	data, _ := os.ReadFile(filepath.Join(calls, "log"))
+	return string(data)
+}
+
+// TestPlanRunStepInWorkflow: (plan-run) is a step node of its own, named
+// after the plan, under the workflow's current step; the plan's tasks are
+// below it with their pre_analysis steps, their agent calls and the
+// command of IMPL-002.1's implementation step 2, and the workflow's other
+// calls stay beside it.
+func TestPlanRunStepInWorkflow(t *testing.T) {
+	root := copyExample(t)
+	calls := fakeAgentBin(t)
+	e := openFakeAgentEngine(t, root, nil)
+	_, err := e.Eval(context.Background(), "wf.lisp", `(step "build"
+  (plan-run ".workflow/active/WFS-jwt-auth" (task "IMPL-1 IMPL-2.1")))
+(step "after" (plan-run ".workflow/active/WFS-jwt-auth" (task "IMPL-3.1")))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Finish(nil, nil)
+	want := `  [completed] step "build"
+    [completed] step "plan-run WFS-jwt-auth"
+      [completed] step "IMPL-001"
+        [completed] step "IMPL-001 load_current_login"
+        [completed] task plan/action-planning-agent  1 turn  77 tokens
+      [completed] step "IMPL-002.1"
+        [completed] step "IMPL-002.1 load_token_model"
+        [completed] step "IMPL-002.1 analyze_login"
+          [completed] task plan/agent-step  1 turn  77 tokens
+        [completed] task plan/code-developer  2 turns  110 tokens  $0.2500
+        [completed] step "IMPL-002.1 step 2"
+  [completed] step "after"
+    [completed] step "plan-run WFS-jwt-auth"
+      [completed] step "IMPL-003.1"
+        [completed] step "IMPL-003.1 read_middleware"
+        [completed] task plan/code-developer  2 turns  110 tokens  $0.2500
+`
+	if got := statusTree(t, root); got != want {
+		t.Errorf("status:\n%s\nwant:\n%s", got, want)
+	}
+	if n := strings.Count(agentLog(t, calls), "\n"); n != 4 {
+		t.Errorf("%d agent calls:\n%s", n, agentLog(t, calls))
+	}
+	// The plan-run node records its options and the dict it returned.
+	_, tree := lastTree(t, root)
+	pr := tree[0].Children[0]
+	if got, want := value.JSON(pr.Inputs), `{"dir":"`+filepath.Join(root, ".workflow/active/WFS-jwt-auth")+`","task":["IMPL-1","IMPL-2.1"],"parallel":1}`; got != want {
+		t.Errorf("plan-run inputs %s, want %s", got, want)
+	}
+	if d, ok := pr.Result.(*value.Dict); !ok || strings.Join(d.Keys(), " ") != "IMPL-001 IMPL-002.1" {
+		t.Errorf("plan-run value %v", pr.Result)
+	}
+}
+
+// TestPlanCommandStepsJournaled: the commands of implementation steps are
+// step nodes under their task, an agent command's call below its node;
+// a shell command's node holds its output, standard error and exit
+// status, and fails with it.
+func TestPlanCommandStepsJournaled(t *testing.T) {
+	root := copyExample(t)
+	calls := fakeAgentBin(t)
+	editTask(t, root, "IMPL-003.1", `"output": "validation"
+      }`, `"output": "validation"
+      },
+      {
+        "step": 2,
+        "title": "Review",
+        "command": "ccw cli -p \"review the middleware\" --tool gemini --mode analysis",
+        "depends_on": [1],
+        "output": "review"
+      },
+      {
+        "step": 3,
+        "title": "Check",
+        "command": "bash(echo partial; echo oops >&2; exit 3)",
+        "depends_on": [2]
+      }`)
+	var stderr bytes.Buffer
+	_, err := runPlan(t, root, engine.Options{Stderr: &stderr, Journal: &engine.JournalInfo{WorkflowPath: "plan"}}, engine.PlanRun{Tasks: []string{"IMPL-1", "IMPL-3.1"}})
+	var fe *plan.FailedError
+	if !errors.As(err, &fe) {
+		t.Fatalf("err = %v\n%s", err, stderr.String())
+	}
+	want := `  [completed] step "IMPL-001"
+    [completed] step "IMPL-001 load_current_login"
+    [completed] task plan/action-planning-agent  1 turn  77 tokens
+  [failed]    step "IMPL-003.1"
+    [completed] step "IMPL-003.1 read_middleware"
+    [completed] task plan/code-developer  2 turns  110 tokens  $0.2500
+    [completed] step "IMPL-003.1 step 2"
+      [completed] task plan/agent-step  1 turn  77 tokens
+    [failed]    step "IMPL-003.1 step 3"   <-- current
+`
+	if got := statusTree(t, root); got != want {
+		t.Errorf("status:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := agentLog(t, calls), "gemini: # IMPL-001: Design the token model\nclaude: # IMPL-003.1: Token validation middleware\ngemini: review the middleware\n"; got != want {
+		t.Errorf("agent calls:\n%s\nwant:\n%s", got, want)
+	}
+	_, tree := lastTree(t, root)
+	nodes := map[string]*journal.Node{}
+	journal.Walk(tree, func(n *journal.Node, _ int) bool {
+		nodes[n.Name] = n
+		return true
+	})
+	for _, tc := range []struct{ name, inputs, result, err string }{
+		{"IMPL-003.1 step 2", `{"command":"ccw cli -p \"review the middleware\" --tool gemini --mode analysis"}`,
+			`{"agent":"gemini","output":"gemini did it"}`, ""},
+		{"IMPL-003.1 step 3", `{"command":"bash(echo partial; echo oops >&2; exit 3)"}`,
+			`{"exit_code":3,"output":"partial","stderr":"oops\n"}`, `"echo partial; echo oops >&2; exit 3": exit status 3: oops`},
+	} {
+		n := nodes[tc.name]
+		if n == nil {
+			t.Fatalf("no node %q", tc.name)
+		}
+		if got := value.JSON(n.Inputs); got != tc.inputs {
+			t.Errorf("%s inputs %s, want %s", tc.name, got, tc.inputs)
+		}
+		if got := value.JSON(n.Result); got != tc.result {
+			t.Errorf("%s result %s, want %s", tc.name, got, tc.result)
+		}
+		if n.Error != tc.err {
+			t.Errorf("%s error %q, want %q", tc.name, n.Error, tc.err)
+		}
+	}
+	// The agent call of step 2 is read-only, in the project root.
+	var review []fakeCall
+	for _, c := range fakeCalls(t, calls)["gemini"] {
+		if strings.Contains(strings.Join(c.argv, " "), "review the middleware") {
+			review = append(review, c)
+		}
+	}
+	if len(review) != 1 || !slices.Contains(review[0].argv, "--approval-mode") || review[0].dir != root {
+		t.Errorf("gemini calls of step 2 %+v", review)
+	}
+}
+
+// TestPlanRunStepResumeReplays: a resumed workflow run replays the calls
+// of its (plan-run) under the same plan-run node: IMPL-002.1, left active
+// (as a crash in it would leave it), starts again — which a run that
+// resumes nothing refuses — with no agent started: its agent step and its
+// task replayed, its commands run again.
+func TestPlanRunStepResumeReplays(t *testing.T) {
+	root := copyExample(t)
+	calls := fakeAgentBin(t)
+	const wf = `(step "build" (plan-run ".workflow/active/WFS-jwt-auth" (task "IMPL-1 IMPL-2.1")))`
+	e := openFakeAgentEngine(t, root, nil)
+	if _, err := e.Eval(context.Background(), "wf.lisp", wf); err != nil {
+		t.Fatal(err)
+	}
+	e.Finish(nil, nil)
+	before := agentLog(t, calls)
+	if n := strings.Count(before, "\n"); n != 3 {
+		t.Fatalf("%d agent calls in the first run:\n%s", n, before)
+	}
+	editTask(t, root, "IMPL-002.1", `"status": "completed"`, `"status": "active"`)
+	resume := findResume(t, root)
+	e = openFakeAgentEngine(t, root, nil)
+	if _, err := e.Eval(context.Background(), "wf.lisp", wf); err == nil || !strings.Contains(err.Error(), "IMPL-002.1 is active") {
+		t.Fatalf("a run that resumes nothing ran the active task: %v", err)
+	}
+	e.Finish(nil, errors.New("refused"))
+	e = openFakeAgentEngine(t, root, resume)
+	if _, err := e.Eval(context.Background(), "wf.lisp", wf); err != nil {
+		t.Fatal(err)
+	}
+	e.Finish(nil, nil)
+	if after := agentLog(t, calls); after != before {
+		t.Errorf("the resumed run started agents:\n%s", strings.TrimPrefix(after, before))
+	}
+	want := `  [completed] step "build"
+    [completed] step "plan-run WFS-jwt-auth"
+      [completed] step "IMPL-002.1"
+        [completed] step "IMPL-002.1 load_token_model"
+        [completed] step "IMPL-002.1 analyze_login"
+          [completed] task plan/agent-step  1 turn  77 tokens  (replayed)
+        [completed] task plan/code-developer  2 turns  110 tokens  $0.2500  (replayed)
+        [completed] step "IMPL-002.1 step 2"
+`
+	if got := statusTree(t, root); got != want {
+		t.Errorf("status of the resumed run:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestPlanAgentStepKeyHasReadOnlyAndDir: the replay key of a plan's agent
+// step holds its read-only flag and its --cd directory: a resumed plan run
+// replays the step run under the same conditions, and runs it again when
+// `--mode analysis` or `--cd` changed (its prompt did not); the task's own
+// call is replayed every time.
+func TestPlanAgentStepKeyHasReadOnlyAndDir(t *testing.T) {
+	root := copyExample(t)
+	calls := fakeAgentBin(t)
+	opts := func(resume *engine.Resume) engine.Options {
+		return engine.Options{Stderr: &bytes.Buffer{}, Journal: &engine.JournalInfo{WorkflowPath: "plan"}, Resume: resume}
+	}
+	run := engine.PlanRun{Tasks: []string{"IMPL-1", "IMPL-2.1"}}
+	if _, err := runPlan(t, root, opts(nil), run); err != nil {
+		t.Fatal(err)
+	}
+	first := findResume(t, root)
+	const ccw = `--tool gemini --mode analysis --cd src/auth)`
+	for _, tc := range []struct {
+		name, command, started string
+	}{
+		{"same conditions", ccw, ""},
+		{"another directory", `--tool gemini --mode analysis --cd src)`, "gemini: PURPOSE: find where login issues credentials\n"},
+		{"not read-only", `--tool gemini --cd src/auth)`, "gemini: PURPOSE: find where login issues credentials\n"},
+		{"read-only again, in src/auth", ccw, ""},
+	} {
+		editTask(t, root, "IMPL-002.1", `"status": "completed"`, `"status": "pending"`)
+		if tc.command != ccw {
+			editTask(t, root, "IMPL-002.1", ccw, tc.command)
+		}
+		before := agentLog(t, calls)
+		if _, err := runPlan(t, root, opts(first), run); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if tc.command != ccw {
+			editTask(t, root, "IMPL-002.1", tc.command, ccw)
+		}
+		if got := strings.TrimPrefix(agentLog(t, calls), before); got != tc.started {
+			t.Errorf("%s: agents started %q, want %q", tc.name, got, tc.started)
+		}
+		_, tree := lastTree(t, root)
+		var replayed []string
+		journal.Walk(tree, func(n *journal.Node, _ int) bool {
+			if n.Replayed {
+				replayed = append(replayed, n.Name)
+			}
+			return true
+		})
+		want := []string{"plan/agent-step", "plan/code-developer"}
+		if tc.started != "" {
+			want = want[1:]
+		}
+		if !slices.Equal(replayed, want) {
+			t.Errorf("%s: replayed %q, want %q", tc.name, replayed, want)
 		}
 	}
 }

@@ -41,7 +41,11 @@
 // run with sh -c in the project root; everything that needs a model or an
 // agent — the task's prompt (template plan/ROLE), NAME(…) steps and
 // `ccw cli` commands — goes through the Executor interface, which package
-// engine implements, so plan never imports engine. A manual_intervention
+// engine implements, so plan never imports engine. The Executor opens the
+// journal nodes too: one per task, one per pre_analysis step and, when it
+// is a CommandExecutor, one per implementation step with a command, whose
+// record (CommandResult) holds the output, the exit status and standard
+// error of a shell command. A manual_intervention
 // step stops the run with *ManualError (exit 4); failed tasks are
 // reported with *FailedError (exit 1) after the independent tasks ran.
 //

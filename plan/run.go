@@ -36,6 +36,37 @@ type Executor interface {
 	Begin(ctx context.Context, kind, name string) (context.Context, func(output string, err error))
 }
 
+// CommandExecutor is an Executor that journals the command of an
+// implementation_approach step as a node of its own: Run uses it when the
+// Executor implements it (package engine's does), and Begin(ctx, "step",
+// name) otherwise.
+type CommandExecutor interface {
+	Executor
+	// BeginCommand opens a journal node named name ("IMPL-1 step 2")
+	// under the node ctx carries, for the command as written; the
+	// returned context carries the new node (an agent command's call goes
+	// below it), and end records what the command did (err nil for
+	// success).
+	BeginCommand(ctx context.Context, name, command string) (context.Context, func(res CommandResult, err error))
+}
+
+// CommandResult is what one command did.
+type CommandResult struct {
+	// Output is the command's output, which later steps see when it
+	// succeeded: a shell command's standard output without its last
+	// newline, an agent's answer, or "[dry run: CMD]".
+	Output string
+	// Agent is the agent of an agent command (NAME(…), ccw cli); "" for a
+	// shell command.
+	Agent string
+	// ExitCode is a shell command's exit status: -1 when it did not run
+	// to an exit (not started, killed, cancelled) or did not run at all
+	// (an agent command, a dry run).
+	ExitCode int
+	// Stderr is a shell command's standard error.
+	Stderr string
+}
+
 // TaskCall is the prompt of one task (or one group of its
 // implementation steps).
 type TaskCall struct {
@@ -499,10 +530,12 @@ func (r *runner) execute(ctx context.Context, t *Task) (Answer, error) {
 			}
 			group = nil
 		}
-		out, ans, err := r.command(ctx, t, fmt.Sprintf("step %d", s.Number), s.Command, vars, true)
+		name := fmt.Sprintf("step %d", s.Number)
+		res, ans, err := r.commandStep(ctx, t, name, s.Command, vars)
 		if err != nil {
 			return Answer{}, fmt.Errorf("implementation step %d: %w", s.Number, err)
 		}
+		out := res.Output
 		total.Tokens += ans.Tokens
 		total.CostUSD += ans.CostUSD
 		if s.Output != "" {
@@ -529,11 +562,11 @@ func (r *runner) preStep(ctx context.Context, t *Task, s PreStep, vars map[strin
 	attempt := func() (string, error) {
 		var outs []string
 		for _, c := range s.Commands {
-			out, _, err := r.command(sctx, t, name, c, vars, false)
+			res, _, err := r.command(sctx, t, name, c, vars, false)
 			if err != nil {
 				return "", err
 			}
-			outs = append(outs, out)
+			outs = append(outs, res.Output)
 		}
 		return strings.Join(outs, "\n\n"), nil
 	}
@@ -559,15 +592,37 @@ func (r *runner) preStep(ctx context.Context, t *Task, s PreStep, vars map[strin
 	return "", fmt.Errorf("pre_analysis step %q: %w", name, err)
 }
 
+// commandStep runs the command of an implementation step in a journal
+// node of its own, "ID step N" (CommandExecutor), so that the run's tree
+// shows the command with its output and exit status.
+func (r *runner) commandStep(ctx context.Context, t *Task, step, raw string, vars map[string]string) (CommandResult, Answer, error) {
+	var end func(CommandResult, error)
+	if ce, ok := r.exec.(CommandExecutor); ok {
+		ctx, end = ce.BeginCommand(ctx, t.ID+" "+step, raw)
+	} else {
+		var endStep func(string, error)
+		ctx, endStep = r.exec.Begin(ctx, "step", t.ID+" "+step)
+		end = func(res CommandResult, err error) { endStep(res.Output, err) }
+	}
+	res, ans, err := r.command(ctx, t, step, raw, vars, true)
+	end(res, err)
+	return res, ans, err
+}
+
 // command runs one command: a shell command with sh -c in the project
 // root, or an agent call.
-func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars map[string]string, bare bool) (string, Answer, error) {
+func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars map[string]string, bare bool) (CommandResult, Answer, error) {
+	res := CommandResult{ExitCode: -1}
 	c, err := ParseCommand(raw, r.opts.agents(), bare)
 	if err != nil {
-		return "", Answer{}, err
+		return res, Answer{}, err
+	}
+	if c.Kind == CmdAgent {
+		res.Agent = c.Agent
 	}
 	if r.opts.DryRun {
-		return "[dry run: " + raw + "]", Answer{}, nil
+		res.Output = "[dry run: " + raw + "]"
+		return res, Answer{}, nil
 	}
 	if c.Kind == CmdAgent {
 		prompt := substitute(c.Text, vars, func(s string) string { return s })
@@ -576,7 +631,8 @@ func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars ma
 			dir = filepath.Join(r.p.Root, c.Dir)
 		}
 		ans, err := r.exec.RunAgent(ctx, AgentCall{TaskID: t.ID, Step: step, Agent: c.Agent, Prompt: prompt, Dir: dir, ReadOnly: c.ReadOnly})
-		return ans.Text, ans, err
+		res.Output = ans.Text
+		return res, ans, err
 	}
 	text := substitute(c.Text, vars, shellwords.Quote)
 	cmd := exec.CommandContext(ctx, "sh", "-c", text)
@@ -584,14 +640,19 @@ func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars ma
 	cmd.Env = r.opts.Env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	err = cmd.Run()
+	if cmd.ProcessState != nil {
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	res.Output, res.Stderr = strings.TrimSuffix(stdout.String(), "\n"), stderr.String()
+	if err != nil {
 		msg := lastLine(stderr.String())
 		if msg == "" {
-			return "", Answer{}, fmt.Errorf("%s: %w", short(text), err)
+			return res, Answer{}, fmt.Errorf("%s: %w", short(text), err)
 		}
-		return "", Answer{}, fmt.Errorf("%s: %w: %s", short(text), err, msg)
+		return res, Answer{}, fmt.Errorf("%s: %w: %s", short(text), err, msg)
 	}
-	return strings.TrimSuffix(stdout.String(), "\n"), Answer{}, nil
+	return res, Answer{}, nil
 }
 
 func lastLine(s string) string {

@@ -491,3 +491,56 @@ func TestChangedFileStopsRun(t *testing.T) {
 		t.Errorf("the changed file was overwritten:\n%s", data)
 	}
 }
+
+// cmdExec is a fakeExec that is a CommandExecutor: it keeps what each
+// command node recorded.
+type cmdExec struct {
+	fakeExec
+	cmds []string
+}
+
+func (c *cmdExec) BeginCommand(ctx context.Context, name, command string) (context.Context, func(CommandResult, error)) {
+	return ctx, func(res CommandResult, err error) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.cmds = append(c.cmds, fmt.Sprintf("%s %s: %+v %v", name, command, res, err))
+	}
+}
+
+// TestCommandStepNodes: an implementation step's command is a node of its
+// own, "ID step N": through BeginCommand with its output, agent, exit
+// status and standard error, or through Begin("step") for an Executor
+// that is not a CommandExecutor.
+func TestCommandStepNodes(t *testing.T) {
+	root := copyTree(t, "../examples/plan")
+	p := loadExample(t, root)
+	t1, _ := p.Task("IMPL-003.1")
+	t1.Approach = append(t1.Approach,
+		ApproachStep{Number: 2, Command: "bash(echo out; echo err >&2)"},
+		ApproachStep{Number: 3, Command: "gemini(review it)"},
+		ApproachStep{Number: 4, Command: "bash(echo partial; exit 3)"})
+	fx := &cmdExec{}
+	_, err := Run(context.Background(), p, fx, RunOptions{Options: exampleOpts, Now: fixedNow, Tasks: []string{"IMPL-1", "IMPL-3.1"}})
+	var fe *FailedError
+	if !errors.As(err, &fe) {
+		t.Fatalf("err = %v", err)
+	}
+	want := []string{
+		"IMPL-003.1 step 2 bash(echo out; echo err >&2): {Output:out Agent: ExitCode:0 Stderr:err\n} <nil>",
+		"IMPL-003.1 step 3 gemini(review it): {Output:analysis by gemini Agent:gemini ExitCode:-1 Stderr:} <nil>",
+		"IMPL-003.1 step 4 bash(echo partial; exit 3): {Output:partial Agent: ExitCode:3 Stderr:} \"echo partial; exit 3\": exit status 3",
+	}
+	if diff := cmp.Diff(want, fx.cmds); diff != "" {
+		t.Errorf("command nodes (-want +got):\n%s", diff)
+	}
+
+	root = copyTree(t, "../examples/plan")
+	p = loadExample(t, root)
+	plain := &fakeExec{}
+	if _, err := Run(context.Background(), p, plain, RunOptions{Options: exampleOpts, Now: fixedNow, Tasks: []string{"IMPL-1", "IMPL-2.1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(plain.nodes, "step IMPL-002.1 step 2") {
+		t.Errorf("nodes %q", plain.nodes)
+	}
+}

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -372,19 +373,24 @@ func taskOutputs(ctx context.Context, db *sql.DB, run string, tasks []*PlanTask)
 }
 
 // outputOf is the output of a node's stored result: a step's value (a
-// string as its text, anything else as JSON), a call's answer (the
-// TaskResult's content).
+// string as its text, the output member of a plan command's record
+// {"exit_code", "output", "stderr"} or {"agent", "output"}, anything else
+// as JSON), a call's answer (the TaskResult's content).
 func outputOf(kind string, result sql.NullString) *string {
 	if !result.Valid || !json.Valid([]byte(result.String)) {
 		return nil
 	}
 	raw := []byte(result.String)
-	if kind != "step" {
-		var r struct {
-			Content *string `json:"content"`
-		}
-		if json.Unmarshal(raw, &r) == nil && r.Content != nil {
+	var r struct {
+		Content *string `json:"content"`
+		Output  *string `json:"output"`
+	}
+	if bytes.HasPrefix(raw, []byte("{")) && json.Unmarshal(raw, &r) == nil {
+		if kind != "step" && r.Content != nil {
 			return r.Content
+		}
+		if kind == "step" && r.Output != nil {
+			return r.Output
 		}
 	}
 	var text string

@@ -183,6 +183,17 @@ func TestPlanPageAfterEngineRun(t *testing.T) {
 	if call.Output == nil || !strings.Contains(*call.Output, "Design the token model") || call.Tokens != t1.Tokens {
 		t.Errorf("call output = %+v (task tokens %d)", call, t1.Tokens)
 	}
+	// IMPL-002.1's implementation step 2 is a command: its output is
+	// the output member of the command's record, the file it listed.
+	var cmd *serve.StepOutput
+	for _, o := range byID["IMPL-002.1"].Outputs {
+		if o.Name == "step 2" {
+			cmd = o
+		}
+	}
+	if cmd == nil || cmd.Kind != "step" || cmd.Status != "completed" || cmd.Output == nil || *cmd.Output != "login.ts" {
+		t.Errorf("IMPL-002.1 step 2 = %+v", cmd)
+	}
 	// The run page has the node the task links to.
 	var run struct {
 		Nodes []struct {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -199,14 +200,49 @@ func joinPrompt(parts ...string) string {
 // AgentRequestHash is the request hash of an agent call (SPEC §22.3): the
 // hash of §14.6 with "agent": NAME added to the hashed object.
 func AgentRequestHash(name string, req *handler.Request) string {
+	return AgentCallHash(name, req, false, "")
+}
+
+// AgentCallHash is AgentRequestHash of a call made under conditions of
+// its own (Request.ReadOnly, Request.Dir: a plan's `ccw cli --mode
+// analysis --cd DIR`): "read_only": true and "dir": DIR (relative to the
+// project root, "/" separated) join the hashed object when set, so that
+// the journal (--resume) and a cassette never answer such a call with an
+// answer recorded under other conditions. Without them it is
+// AgentRequestHash, so the keys of every other call stay as they were.
+func AgentCallHash(name string, req *handler.Request, readOnly bool, dir string) string {
 	canon := handler.CanonicalRequest(req)
 	var b strings.Builder
 	b.WriteString(`{"agent":`)
 	value.WriteJSONString(&b, name)
 	b.WriteByte(',')
+	if dir != "" {
+		b.WriteString(`"dir":`)
+		value.WriteJSONString(&b, dir)
+		b.WriteByte(',')
+	}
+	if readOnly {
+		b.WriteString(`"read_only":true,`)
+	}
 	b.WriteString(canon[1:])
 	sum := sha256.Sum256([]byte(b.String()))
 	return hex.EncodeToString(sum[:])
+}
+
+// callDir is the directory of a call for its hash: "" for the project
+// root (or none), else the directory relative to the root.
+func (e *Executor) callDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(e.roots.root, dir)
+	if err != nil {
+		return filepath.ToSlash(dir)
+	}
+	if rel == "." {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // agentCall is the agent side of one Execute.
@@ -235,7 +271,7 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 	a.notes.Set("model", value.String(a.model))
 	fail := func(reason, msg string) *value.TaskResult { return value.Failed(reason, msg, a.finish()) }
 	req := &handler.Request{Model: a.model, System: a.system, Messages: []handler.Message{{Role: handler.RoleUser, Content: a.user}}}
-	hash := AgentRequestHash(a.def.Name, req)
+	hash := AgentCallHash(a.def.Name, req, a.readOnly, e.callDir(a.dir))
 	j := a.journal
 	if j != nil {
 		ctx, j.span = trace.Start(ctx, trace.Task, t.Name, a.inputs,

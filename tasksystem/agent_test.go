@@ -238,6 +238,19 @@ func TestAgentRequestHash(t *testing.T) {
 	if AgentRequestHash("codex", req) == AgentRequestHash("claude", req) || AgentRequestHash("claude", req) == handler.RequestHash(req) {
 		t.Error("the agent name is not part of the hash")
 	}
+	// A call's read-only flag and directory join the hashed object; a
+	// call without them keeps the hash of AgentRequestHash.
+	if AgentCallHash("claude", req, false, "") != AgentRequestHash("claude", req) {
+		t.Error("a call without conditions changed its hash")
+	}
+	sum = sha256.Sum256([]byte(`{"agent":"claude","dir":"src/auth","read_only":true,"messages":[{"content":"u","role":"user"}],"model":"m","system":"s"}`))
+	if got := AgentCallHash("claude", req, true, "src/auth"); got != hex.EncodeToString(sum[:]) {
+		t.Errorf("read-only hash in src/auth %s", got)
+	}
+	sum = sha256.Sum256([]byte(`{"agent":"claude","read_only":true,"messages":[{"content":"u","role":"user"}],"model":"m","system":"s"}`))
+	if got := AgentCallHash("claude", req, true, ""); got != hex.EncodeToString(sum[:]) {
+		t.Errorf("read-only hash %s", got)
+	}
 }
 
 // memJournal is a trace sink in memory whose Gate answers from the

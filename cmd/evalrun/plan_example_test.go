@@ -85,13 +85,15 @@ func TestPlanFormsFromAWorkflow(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, `[completed] step "implement"`) {
 		t.Fatalf("status: exit %d\n%s", code, out)
 	}
-	// IMPL-001 is indented below the step that called plan-run.
+	// The plan-run is a step below the step that called it, and IMPL-001
+	// is below the plan-run.
 	lines := strings.Split(out, "\n")
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
 	for i, l := range lines {
 		if strings.Contains(l, `step "implement"`) {
-			indent := len(l) - len(strings.TrimLeft(l, " "))
-			if i+1 >= len(lines) || !strings.Contains(lines[i+1], `step "IMPL-001"`) || len(lines[i+1])-len(strings.TrimLeft(lines[i+1], " ")) <= indent {
-				t.Errorf("IMPL-001 is not a child of step implement:\n%s", out)
+			if i+2 >= len(lines) || !strings.HasSuffix(lines[i+1], `[completed] step "plan-run WFS-jwt-auth"`) || indent(lines[i+1]) != indent(l)+2 ||
+				!strings.HasSuffix(lines[i+2], `[completed] step "IMPL-001"`) || indent(lines[i+2]) != indent(l)+4 {
+				t.Errorf("IMPL-001 is not below the plan-run of step implement:\n%s", out)
 			}
 		}
 	}
