@@ -230,6 +230,8 @@ type callRow struct {
 	usage             Usage
 	replayed          bool
 	started, finished any
+	queuedAt          int64 // when Begin was called, Unix nanoseconds
+	system, user      any   // the prompt (SetPrompt), nil for none
 }
 
 // ID returns the call's row id, once its writes are committed.
@@ -338,7 +340,7 @@ func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Val
 func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputsJSON, started any) *Call {
 	r.seq++
 	c := &Call{run: r, parent: parent, seq: r.seq, kind: kind, name: name, status: status}
-	c.cur = callRow{status: status, inputHash: inputHash, inputs: inputsJSON, started: started}
+	c.cur = callRow{status: status, inputHash: inputHash, inputs: inputsJSON, started: started, queuedAt: r.store.now().UnixNano()}
 	c.queued = true
 	o := func(w *stmts) error {
 		r.mu.Lock()
@@ -347,7 +349,8 @@ func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputsJ
 		r.mu.Unlock()
 		res, err := w.insertCall.ExecContext(w.ctx, id, c.parentID(), c.seq, kind, name, row.status, row.inputHash,
 			row.inputs, row.result, row.errMsg, row.attempts, row.usage.InputTokens, row.usage.OutputTokens,
-			row.usage.Turns, costArg(row.usage.CostUSD), row.replayed, row.started, row.finished)
+			row.usage.Turns, costArg(row.usage.CostUSD), row.replayed, row.started, row.finished, row.queuedAt,
+			row.system, row.user)
 		if err != nil {
 			return err
 		}
