@@ -19,6 +19,8 @@ import (
 // peak resident set (peak-MB, from the child's rusage) and that peak as a
 // multiple of the file's size (rss-x-input), and its CPU time, user and
 // system (cpu-ms), which a loaded machine disturbs less than wall time.
+// With EVALRUN_BENCH_BASELINE naming an earlier build, that build is run
+// alternately and its figures are reported too (base-…).
 
 // bigDatumSize is the size of the generated workflow files.
 const bigDatumSize = 10 << 20
@@ -76,21 +78,37 @@ func benchBigProgram(b *testing.B, text string, want int) {
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	var wall, cpu time.Duration
-	var peak int64
-	b.ResetTimer()
-	for b.Loop() {
+	type figures struct {
+		wall, cpu time.Duration
+		peak      int64
+	}
+	measure := func(exe string, f *figures) {
 		out, w, c, rss := runMeasured(b, dir, env, exe, "run", "big.sexp")
 		if out != strconv.Itoa(want)+"\n" {
 			b.Fatalf("output %q, want %d", out, want)
 		}
-		wall, cpu = wall+w, cpu+c
-		peak = max(peak, rss)
+		f.wall, f.cpu = f.wall+w, f.cpu+c
+		f.peak = max(f.peak, rss)
 	}
-	b.ReportMetric(float64(wall.Microseconds())/1000/float64(b.N), "ms/op")
-	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms")
-	b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
-	b.ReportMetric(float64(peak)/float64(len(text)), "rss-x-input")
+	base := baselineExe()
+	var now, was figures
+	b.ResetTimer()
+	for b.Loop() {
+		measure(exe, &now)
+		if base != "" {
+			measure(base, &was)
+		}
+	}
+	report := func(f figures, prefix string) {
+		b.ReportMetric(float64(f.wall.Microseconds())/1000/float64(b.N), prefix+"ms/op")
+		b.ReportMetric(float64(f.cpu.Microseconds())/1000/float64(b.N), prefix+"cpu-ms")
+		b.ReportMetric(float64(f.peak)/(1<<20), prefix+"peak-MB")
+		b.ReportMetric(float64(f.peak)/float64(len(text)), prefix+"rss-x-input")
+	}
+	report(now, "")
+	if base != "" {
+		report(was, "base-")
+	}
 	b.ReportMetric(float64(len(text))/(1<<20), "input-MB")
 }
 
