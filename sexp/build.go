@@ -23,7 +23,7 @@ type Builder interface {
 }
 
 // ParseBuilding is Parse that hands every list quoted with the shorthand,
-// '(…) or ''d, to b as it is read: the datum's node is then a List
+// '(…) or ”d, to b as it is read: the datum's node is then a List
 // without Items (Quoted when the datum is 'd) whose value is Node.Built.
 // Atoms written 'x, and data written (quote d), are read as nodes, as by
 // Parse. Errors, with their positions, are those of Parse.
