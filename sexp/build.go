@@ -24,10 +24,10 @@ type Builder interface {
 
 // ParseBuilding is Parse that hands every list quoted with the shorthand
 // to b as it is read, '(…) and also the list (quote d) that a quoted 'd
-// stands for: the datum's node is then a List
-// without Items (Quoted when the datum is 'd) whose value is Node.Built.
-// Atoms written 'x, and data written (quote d), are read as nodes, as by
-// Parse. Errors, with their positions, are those of Parse.
+// stands for: the datum's node is then a List without Items (Quoted when
+// the datum is 'd) whose value is Node.Built. Atoms written 'x, and data
+// written (quote d), are read as nodes, as by Parse. Errors, with their
+// positions, are those of Parse.
 func ParseBuilding(src *Source, b Builder) ([]*Node, error) {
 	if src == nil {
 		src = &Source{}
