@@ -12,9 +12,10 @@ import (
 // Writes are queued and written in batches, one transaction per batch,
 // with statements prepared once on a connection reserved for writing.
 //
-// The end of a run and the first call of a run are synchronous: they return
-// once their batch, holding them and everything queued before them, is
-// committed. The end of a call is durable when End returns: appended to
+// The end of a run is synchronous: it returns once its batch, holding it
+// and everything queued before it, is committed. The first call of a run
+// starts the commit of the run (opening the database first with OpenLazy)
+// in the background and goes on. The end of a call is durable when End returns: appended to
 // the call log (calllog.go), or, where there is none, committed like the
 // end of a run. Other writes (a call begun, running, its inputs) return at
 // once. Everything queued is committed with the next synchronous write or,
