@@ -86,6 +86,14 @@ func (s *Store) callLog() *callLog {
 	if !callLogSupported {
 		return nil
 	}
+	if l := s.log.Load(); l != nil {
+		return l
+	}
+	// The database may still be opening (the first call of a lazy store
+	// commits its run in the background): the log is made once it is open.
+	if _, err := s.writer(); err != nil {
+		return nil
+	}
 	s.logOnce.Do(func() {
 		s.openMu.Lock()
 		defer s.openMu.Unlock()

@@ -313,3 +313,22 @@ func TestOpenLazyFirstCallDoesNotWaitForTheDatabase(t *testing.T) {
 		t.Fatalf("Finish: %v, want the error opening the database", err)
 	}
 }
+
+// TestFirstEndUsesTheCallLog: a call that ends at once, while its run may
+// still be committing in the background, is made durable by the call log
+// (not by a commit of its own), and so are the calls after it.
+func TestFirstEndUsesTheCallLog(t *testing.T) {
+	if !callLogSupported {
+		t.Skip("no call log without file locks")
+	}
+	for i := range 20 {
+		s := OpenLazy(filepath.Join(t.TempDir(), ".evalrun", "journal.db"))
+		run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "w.sexp"}))
+		c := must[*Call](t)(run.Begin(nil, KindTask, "greet", "h", nil))
+		check(t, c.End(StatusCompleted, value.String("hi"), "", Usage{}, 0, false))
+		if s.log.Load() == nil {
+			t.Fatalf("round %d: the first End made no call log", i)
+		}
+		check(t, s.Close())
+	}
+}
