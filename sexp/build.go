@@ -51,6 +51,25 @@ func (n *Node) Built() (any, bool) {
 	return n.Pos.Src.built[n.Int], true
 }
 
+// Reread returns the nodes of a datum that a Builder made (Built), read
+// again from its source text with their positions, as Parse reads them;
+// for any other node it returns n. It is for the rare reader of a quoted
+// datum's syntax.
+func (n *Node) Reread() *Node {
+	if !n.built || n.Pos.Src == nil {
+		return n
+	}
+	p := newParser(n.Pos.Src, 0)
+	p.lx.off = n.Pos.Off
+	p.one = true
+	forms := p.parse()
+	if len(forms) != 1 || len(p.lx.errs) > 0 || forms[0].End() != n.End() {
+		// The text read once without error reads the same again.
+		panic(fmt.Sprintf("sexp: the datum at %s does not read again", n.Pos))
+	}
+	return forms[0]
+}
+
 // builtNode returns a new node for a datum whose value v a Builder made,
 // from offset start to end.
 func (p *parser) builtNode(v any, start, end int) int {

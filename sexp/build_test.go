@@ -128,3 +128,32 @@ func TestParseBuildingErrors(t *testing.T) {
 		checkBuilding(t, text, nil, err)
 	}
 }
+
+func TestReread(t *testing.T) {
+	text := "(define d '(a (b \"c\") 1.5))\n(f '(x))"
+	forms, err := ParseBuilding(NewSource("t.sexp", text), &textBuilder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{`(a (b "c") 1.5)`, `(x)`} {
+		q := forms[i].Items[len(forms[i].Items)-1]
+		d := q.Items[1]
+		if _, ok := d.Built(); !ok {
+			t.Fatalf("form %d: the datum was not built", i)
+		}
+		n := d.Reread()
+		if n == d || n.String() != want || n.Pos != d.Pos || n.End() != d.End() {
+			t.Errorf("form %d: reread %s at %d-%d, want %s at %d-%d", i, n, n.Pos.Off, n.End(), want, d.Pos.Off, d.End())
+		}
+		if _, ok := n.Built(); ok {
+			t.Errorf("form %d: the reread datum is built", i)
+		}
+	}
+	b := forms[0].Items[2].Items[1].Reread().Items[1].Items[1] // "c"
+	if b.Kind != String || b.Str != "c" || b.Pos.String() != "t.sexp:1:18" {
+		t.Errorf("reread string %s %q at %s", b.Kind, b.Str, b.Pos)
+	}
+	if plain := forms[0].Items[0]; plain.Reread() != plain {
+		t.Error("Reread of a node that was not built is not the node")
+	}
+}

@@ -107,6 +107,7 @@ type parser struct {
 	items []int // node indexes of the elements of all open lists, innermost last
 	alloc allocator
 	mode  Mode
+	one   bool // stop after the first top-level form (Node.Reread)
 
 	// builder, when set, makes the values of quoted data (ParseBuilding):
 	// vals holds the values of the elements of the open lists being built,
@@ -187,6 +188,9 @@ func (p *parser) parse() []*Node {
 		}
 		if n = p.complete(n); n != none {
 			forms = append(forms, p.alloc.at(n))
+			if p.one {
+				return forms
+			}
 		}
 	}
 	if len(p.stack) > 0 {
