@@ -14,8 +14,8 @@ import (
 )
 
 // Process-level benchmarks of large data in a workflow: `evalrun run` on a
-// file holding a 10 MB quoted datum, and on one holding a 10 MB string
-// literal. Each reports the wall time of the whole process (ms/op), its
+// file holding a 10 MB quoted datum (its length printed, or all of it), and
+// on one holding a 10 MB string literal. Each reports the wall time of the whole process (ms/op), its
 // peak resident set (peak-MB, from the child's rusage) and that peak as a
 // multiple of the file's size (rss-x-input), and its CPU time, user and
 // system (cpu-ms), which a loaded machine disturbs less than wall time.
@@ -38,6 +38,27 @@ func bigDatumProgram(size int) (text string, length int) {
 	}
 	b.WriteString("))\n(length data)\n")
 	return b.String(), length
+}
+
+// bigPrintedProgram is bigDatumProgram whose result is the datum itself,
+// which evalrun prints; it returns the program and the expected output.
+func bigPrintedProgram(size int) (text, printed string) {
+	var b, p strings.Builder
+	b.Grow(size + 256)
+	p.Grow(size)
+	b.WriteString("(define data '(\n")
+	p.WriteByte('(')
+	for i := 0; b.Len() < size; i++ {
+		item := fmt.Sprintf("(item-%d %d \"name %d\" (tag-%d %d (x y z)) (1.5 true nil))", i%97, i, i, i%13, i*7)
+		b.WriteString("  " + item + "\n")
+		if i > 0 {
+			p.WriteByte(' ')
+		}
+		p.WriteString(item)
+	}
+	b.WriteString("))\ndata\n")
+	p.WriteString(")\n")
+	return b.String(), p.String()
 }
 
 // bigStringProgram returns a program of about size bytes that binds one
@@ -71,7 +92,7 @@ func runMeasured(b *testing.B, dir string, env []string, exe string, args ...str
 
 // benchBigProgram runs `evalrun run big.sexp` on text and checks that it
 // prints want.
-func benchBigProgram(b *testing.B, text string, want int) {
+func benchBigProgram(b *testing.B, text string, want string) {
 	exe := buildEvalrun(b)
 	dir, env := benchProject(b, "")
 	file := filepath.Join(dir, "big.sexp")
@@ -84,8 +105,8 @@ func benchBigProgram(b *testing.B, text string, want int) {
 	}
 	measure := func(exe string, f *figures) {
 		out, w, c, rss := runMeasured(b, dir, env, exe, "run", "big.sexp")
-		if out != strconv.Itoa(want)+"\n" {
-			b.Fatalf("output %q, want %d", out, want)
+		if out != want {
+			b.Fatalf("output %.80q… (%d bytes), want %.80q… (%d bytes)", out, len(out), want, len(want))
 		}
 		f.wall, f.cpu = f.wall+w, f.cpu+c
 		f.peak = max(f.peak, rss)
@@ -116,13 +137,20 @@ func benchBigProgram(b *testing.B, text string, want int) {
 // (target: peak RSS ≤ 10× the input).
 func BenchmarkRunBigDatum(b *testing.B) {
 	text, n := bigDatumProgram(bigDatumSize)
-	benchBigProgram(b, text, n)
+	benchBigProgram(b, text, strconv.Itoa(n)+"\n")
+}
+
+// BenchmarkRunBigDatumPrinted measures `evalrun run` on a 10 MB quoted
+// datum that is the program's result, so that evalrun prints all of it.
+func BenchmarkRunBigDatumPrinted(b *testing.B) {
+	text, printed := bigPrintedProgram(bigDatumSize)
+	benchBigProgram(b, text, printed)
 }
 
 // BenchmarkRunBigString measures `evalrun run` on a 10 MB string literal.
 func BenchmarkRunBigString(b *testing.B) {
 	text, n := bigStringProgram(bigDatumSize)
-	benchBigProgram(b, text, n)
+	benchBigProgram(b, text, strconv.Itoa(n)+"\n")
 }
 
 // BenchmarkRunBigDatumInProcess runs the quoted-datum program through the
