@@ -219,12 +219,15 @@ func Parse(src *sexp.Source) ([]*sexp.Node, error) {
 // quote returns. The elements of short lists are carved from shared
 // blocks, and symbols are shared as by quoter.
 type quoteBuilder struct {
-	q     quoter
-	block []value.Value // the rest of the current block of list elements
-	quote value.Value   // the symbol quote
+	q         quoter
+	block     []value.Value // the rest of the current block of list elements
+	blockSize int           // the size of the next block
+	quote     value.Value   // the symbol quote
 }
 
-// quoteBlockSize is the number of list elements in one block; lists longer
+// quoteBlockSize is the most list elements in one block (the first blocks
+// are smaller, so that a program with a short quoted list or two does not
+// take a whole one); lists longer
 // than a sixteenth of it get their own.
 const quoteBlockSize = 4096
 
@@ -260,7 +263,8 @@ func (b *quoteBuilder) elements(n int) value.List {
 		return make(value.List, n)
 	}
 	if len(b.block) < n {
-		b.block = make([]value.Value, quoteBlockSize)
+		b.blockSize = min(max(2*b.blockSize, 64), quoteBlockSize)
+		b.block = make([]value.Value, max(b.blockSize, n))
 	}
 	l := value.List(b.block[:n:n])
 	b.block = b.block[n:]
@@ -274,14 +278,15 @@ func (b *quoteBuilder) elements(n int) value.List {
 // immutable, so sharing cannot be seen) while it stays in the quoter's
 // cache.
 type quoter struct {
-	symbols *[symbolCacheSize]sharedSymbol
+	symbols *[symbolCacheSize]sharedSymbol // made once 64 symbols are met
+	atoms   int                            // symbols converted before
 }
 
 // symbolCacheSize is the number of symbols a quoter remembers: a cache
 // indexed by a hash of the name, where a symbol replaces the one it
 // collides with, so that a datum of millions of distinct symbols costs no
 // more than one of a few.
-const symbolCacheSize = 1024
+const symbolCacheSize = 512
 
 // sharedSymbol is an entry of a quoter's symbol cache.
 type sharedSymbol struct {
@@ -328,6 +333,10 @@ func (q *quoter) atom(n *sexp.Node) value.Value {
 		return nodeValue(n)
 	}
 	if q.symbols == nil {
+		if q.atoms++; q.atoms < 64 {
+			// A quoted symbol or short list: not worth a cache.
+			return value.Symbol(n.Str)
+		}
 		q.symbols = new([symbolCacheSize]sharedSymbol)
 	}
 	e := &q.symbols[symbolHash(n.Str)%symbolCacheSize]
