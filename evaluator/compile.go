@@ -206,19 +206,101 @@ func quotedValue(n *sexp.Node, depth int) (value.Value, error) {
 	return q.value(n, depth)
 }
 
+// Parse reads the top-level forms of src as Compile does: every list
+// quoted with the shorthand '(…) is made into its value while it is read
+// (sexp.ParseBuilding), so that a large quoted datum is held once, as
+// values, rather than as syntax nodes converted when the program is
+// compiled. Errors are those of sexp.Parse.
+func Parse(src *sexp.Source) ([]*sexp.Node, error) {
+	return sexp.ParseBuilding(src, &quoteBuilder{})
+}
+
+// quoteBuilder is the sexp.Builder of Parse: it makes the values that
+// quote returns. The elements of short lists are carved from shared
+// blocks, and symbols are shared as by quoter.
+type quoteBuilder struct {
+	q         quoter
+	block     []value.Value // the rest of the current block of list elements
+	blockSize int           // the size of the next block
+	quote     value.Value   // the symbol quote
+}
+
+// quoteBlockSize is the most list elements in one block (the first blocks
+// are smaller, so that a program with a short quoted list or two does not
+// take a whole one); lists longer
+// than a sixteenth of it get their own.
+const quoteBlockSize = 4096
+
+// Atom implements sexp.Builder.
+func (b *quoteBuilder) Atom(n *sexp.Node) any { return b.q.atom(n) }
+
+// List implements sexp.Builder.
+func (b *quoteBuilder) List(items []any) any {
+	if len(items) == 0 {
+		return value.List(nil)
+	}
+	l := b.elements(len(items))
+	for i, it := range items {
+		l[i] = it.(value.Value)
+	}
+	return l
+}
+
+// Quote implements sexp.Builder.
+func (b *quoteBuilder) Quote(d any) any {
+	if b.quote == nil {
+		b.quote = value.Symbol("quote")
+	}
+	l := b.elements(2)
+	l[0], l[1] = b.quote, d.(value.Value)
+	return l
+}
+
+// elements returns a list of n elements whose capacity is n, so that an
+// append copies it rather than writing into the next list.
+func (b *quoteBuilder) elements(n int) value.List {
+	if n > quoteBlockSize/16 {
+		return make(value.List, n)
+	}
+	if len(b.block) < n {
+		b.blockSize = min(max(2*b.blockSize, 64), quoteBlockSize)
+		b.block = make([]value.Value, max(b.blockSize, n))
+	}
+	l := value.List(b.block[:n:n])
+	b.block = b.block[n:]
+	return l
+}
+
 // quoter converts one quoted datum into its value. A quoted datum may be
 // megabytes of data, so the conversion allocates as little per element as
 // it can: the atoms of a list are converted in the list's own loop, and
-// every occurrence of a symbol shares one boxed value (symbols are
-// immutable, so sharing cannot be seen).
+// the occurrences of a symbol share one boxed value (symbols are
+// immutable, so sharing cannot be seen) while it stays in the quoter's
+// cache.
 type quoter struct {
-	symbols map[string]value.Value
+	symbols *[symbolCacheSize]sharedSymbol // made once 64 symbols are met
+	atoms   int                            // symbols converted before
+}
+
+// symbolCacheSize is the number of symbols a quoter remembers: a cache
+// indexed by a hash of the name, where a symbol replaces the one it
+// collides with, so that a datum of millions of distinct symbols costs no
+// more than one of a few.
+const symbolCacheSize = 512
+
+// sharedSymbol is an entry of a quoter's symbol cache.
+type sharedSymbol struct {
+	name string
+	v    value.Value
 }
 
 // value converts n, nested depth levels deep.
 func (q *quoter) value(n *sexp.Node, depth int) (value.Value, error) {
 	if depth > maxNesting {
 		return nil, errorf(n.Pos, KindDepth, "expression nesting too deep (more than %d levels)", maxNesting)
+	}
+	if v, ok := n.Built(); ok {
+		return v.(value.Value), nil
 	}
 	if n.Kind != sexp.List {
 		return q.atom(n), nil
@@ -232,6 +314,10 @@ func (q *quoter) value(n *sexp.Node, depth int) (value.Value, error) {
 			l[i] = q.atom(item)
 			continue
 		}
+		if v, ok := item.Built(); ok {
+			l[i] = v.(value.Value)
+			continue
+		}
 		v, err := q.value(item, depth+1)
 		if err != nil {
 			return nil, err
@@ -241,26 +327,33 @@ func (q *quoter) value(n *sexp.Node, depth int) (value.Value, error) {
 	return l, nil
 }
 
-// maxSharedSymbols bounds the symbols a quoter remembers, so that a datum
-// of millions of distinct symbols does not also build a map of them.
-const maxSharedSymbols = 4096
-
 // atom converts an atom node, sharing the value of a symbol met before.
 func (q *quoter) atom(n *sexp.Node) value.Value {
 	if n.Kind != sexp.Symbol {
 		return nodeValue(n)
 	}
-	if v, ok := q.symbols[n.Str]; ok {
-		return v
-	}
-	v := value.Value(value.Symbol(n.Str))
 	if q.symbols == nil {
-		q.symbols = make(map[string]value.Value)
+		if q.atoms++; q.atoms < 64 {
+			// A quoted symbol or short list: not worth a cache.
+			return value.Symbol(n.Str)
+		}
+		q.symbols = new([symbolCacheSize]sharedSymbol)
 	}
-	if len(q.symbols) < maxSharedSymbols {
-		q.symbols[n.Str] = v
+	e := &q.symbols[symbolHash(n.Str)%symbolCacheSize]
+	if e.v == nil || e.name != n.Str {
+		e.name, e.v = n.Str, value.Symbol(n.Str)
 	}
-	return v
+	return e.v
+}
+
+// symbolHash is a cheap hash of a symbol name: its length and up to its
+// first 16 bytes.
+func symbolHash(s string) uint32 {
+	h := uint32(len(s))
+	for i := 0; i < len(s) && i < 16; i++ {
+		h = h*31 + uint32(s[i])
+	}
+	return h
 }
 
 // datum converts a node to a value for messages that quote source syntax.

@@ -262,7 +262,7 @@ func pairList(attr string, c *sexp.Node, args []*sexp.Node) ([]pairEntry, error)
 	}
 	l := args[0]
 	if l.Kind == sexp.List && len(l.Items) == 2 && l.Items[0].IsSymbol("quote") {
-		l = l.Items[1]
+		l = l.Items[1].Reread() // Parse made the quoted list a value
 	}
 	if l.Kind == sexp.Nil {
 		return nil, nil

@@ -4,7 +4,8 @@
 // timeout, value sizes), cancellation, and the concurrency of parallel and
 // parallel-map under one run-wide semaphore (§6.8).
 //
-// A program is read by package sexp and compiled once: special forms and
+// A program is read by package sexp (Parse: quoted lists are made into
+// their values while they are read) and compiled once: special forms and
 // primitives are resolved at compile time, because variables never shadow
 // them in operator position (§6.3); templates, tools and variables are
 // resolved when a form is evaluated, so a defatom made while the program runs

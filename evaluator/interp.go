@@ -162,7 +162,7 @@ type Program struct {
 
 // Compile reads and compiles a source text. A syntax error is a *sexp.Error.
 func Compile(src *sexp.Source) (*Program, error) {
-	forms, err := sexp.Parse(src)
+	forms, err := Parse(src)
 	if err != nil {
 		return nil, err
 	}

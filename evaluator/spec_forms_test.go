@@ -120,3 +120,30 @@ func TestWithContextAmbient(t *testing.T) {
 		t.Errorf("ambient in a parallel branch: %v", a)
 	}
 }
+
+// The pair lists of defatom may be quoted; the reader makes quoted lists
+// values, and defatom reads their syntax again.
+func TestDefatomQuotedPairLists(t *testing.T) {
+	h := newSpecHarness(t, evaluator.Limits{})
+	mustEval(t, h, `(defatom plan (instructions "Plan")
+  (output_format '((type "json") (schema "DevelopmentPlan")))
+  (history_config '((use_session_history false) (history_turns_to_include 3))))`)
+	tm, ok := h.tasks.Lookup("plan")
+	if !ok {
+		t.Fatal("plan not registered")
+	}
+	if tm.OutputFormat == nil || tm.OutputFormat.Type != "json" || tm.OutputFormat.Schema != "DevelopmentPlan" {
+		t.Errorf("output format %+v", tm.OutputFormat)
+	}
+	if h := tm.History; h.UseSessionHistory == nil || *h.UseSessionHistory || h.HistoryTurnsToInclude == nil || *h.HistoryTurnsToInclude != 3 {
+		t.Errorf("history %+v", tm.History)
+	}
+	_, err := h.eval(`(defatom bad (instructions "i")
+  (output_format '((type "json") (schema 1.5))))`)
+	if err == nil {
+		t.Fatal("no error for a float in a quoted pair list")
+	}
+	if got := err.Error(); got != "<eval>:2:42: 'output_format' value for 'schema' must be a string, int, boolean or nil, got float" {
+		t.Errorf("error %q", got)
+	}
+}

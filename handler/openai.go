@@ -64,6 +64,12 @@ type OpenAI struct {
 	own    *http.Transport // the transport of a client of our own
 }
 
+// IdleConnsPerHost is how many idle connections to the API host the
+// provider's own HTTP client keeps for reuse: more than any sensible
+// [limits] concurrency, so that parallel calls reuse their connections
+// from one round to the next.
+const IdleConnsPerHost = 64
+
 // NewOpenAI returns an OpenAI provider. A missing key is not an error here:
 // CheckKey reports it, and every call fails with configuration_error.
 func NewOpenAI(cfg OpenAIConfig) *OpenAI {
@@ -93,6 +99,12 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	p.client = cfg.HTTPClient
 	if p.client == nil {
 		p.own = http.DefaultTransport.(*http.Transport).Clone()
+		// Keep a connection per concurrent call alive between calls: with
+		// net/http's default of 2 idle connections per host, 8 parallel
+		// calls would close 6 connections after each round and dial 6
+		// new ones for the next.
+		p.own.MaxIdleConnsPerHost = IdleConnsPerHost
+		p.own.MaxIdleConns = max(p.own.MaxIdleConns, IdleConnsPerHost)
 		p.client = &http.Client{Transport: p.own}
 	}
 	return p

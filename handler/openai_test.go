@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -587,5 +588,54 @@ func TestOpenAIShortKeyNeverLeaks(t *testing.T) {
 	_, err := p.Complete(context.Background(), userRequest("x"))
 	if err == nil || strings.Contains(err.Error(), "ollama") || !strings.Contains(err.Error(), "[redacted]") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestOpenAIParallelCallsReuseConnections: rounds of 8 concurrent calls
+// dial 8 connections in the first round and reuse them afterwards (with
+// net/http's default of 2 idle connections per host, every round would
+// dial 6 new ones).
+func TestOpenAIParallelCallsReuseConnections(t *testing.T) {
+	var mu sync.Mutex
+	dialed := 0
+	f := &fakeServer{t: t, script: []http.HandlerFunc{reply("ok", nil, 1, 1)}}
+	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond) // keep the round's calls concurrent
+		f.serve(w, r)
+	}))
+	f.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			dialed++
+			mu.Unlock()
+		}
+	}
+	f.srv.Start()
+	t.Cleanup(f.srv.Close)
+	p, _ := testProvider(t, f, nil)
+	const rounds, parallel = 3, 8
+	for range rounds {
+		var wg sync.WaitGroup
+		errs := make(chan error, parallel)
+		for range parallel {
+			wg.Go(func() {
+				if _, err := p.Complete(context.Background(), userRequest("hi")); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+	}
+	if f.requests() != rounds*parallel {
+		t.Fatalf("%d requests, want %d", f.requests(), rounds*parallel)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if dialed != parallel {
+		t.Errorf("%d connections dialed for %d rounds of %d parallel calls, want %d", dialed, rounds, parallel, parallel)
 	}
 }

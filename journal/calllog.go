@@ -10,9 +10,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
+
+	"github.com/evalrun/evalrun/value"
 )
 
 // The call log makes the end of a call durable with one append instead of
@@ -86,6 +90,14 @@ func (s *Store) callLog() *callLog {
 	if !callLogSupported {
 		return nil
 	}
+	if l := s.log.Load(); l != nil {
+		return l
+	}
+	// The database may still be opening (the first call of a lazy store
+	// commits its run in the background): the log is made once it is open.
+	if _, err := s.writer(); err != nil {
+		return nil
+	}
 	s.logOnce.Do(func() {
 		s.openMu.Lock()
 		defer s.openMu.Unlock()
@@ -141,6 +153,60 @@ func openCallLog(dbPath string) (*callLog, error) {
 	return &callLog{f: f, path: path}, nil
 }
 
+// appendTo writes e as one line of JSON, as encoding/json would write it
+// (without HTML escaping), without reflection: End writes one per call.
+func (e *logEntry) appendTo(b *bytes.Buffer) {
+	str := func(key, s string) {
+		b.WriteString(key)
+		value.WriteJSONString(b, s)
+	}
+	optStr := func(key string, s *string) {
+		b.WriteString(key)
+		if s == nil {
+			b.WriteString("null")
+		} else {
+			value.WriteJSONString(b, *s)
+		}
+	}
+	num := func(key string, n int64) {
+		b.WriteString(key)
+		b.Write(strconv.AppendInt(b.AvailableBuffer(), n, 10))
+	}
+	optNum := func(key string, n *int64) {
+		if n == nil {
+			b.WriteString(key)
+			b.WriteString("null")
+		} else {
+			num(key, *n)
+		}
+	}
+	str(`{"run":`, e.Run)
+	num(`,"seq":`, int64(e.Seq))
+	if e.ParentSeq != 0 {
+		num(`,"parent_seq":`, int64(e.ParentSeq))
+	}
+	str(`,"kind":`, e.Kind)
+	str(`,"name":`, e.Name)
+	str(`,"status":`, e.Status)
+	str(`,"input_hash":`, e.InputHash)
+	optStr(`,"inputs":`, e.Inputs)
+	optStr(`,"result":`, e.Result)
+	str(`,"error":`, e.Error)
+	num(`,"attempts":`, int64(e.Attempts))
+	num(`,"input_tokens":`, e.Input)
+	num(`,"output_tokens":`, e.Output)
+	num(`,"turns":`, int64(e.Turns))
+	if e.Cost != nil && !math.IsInf(*e.Cost, 0) && !math.IsNaN(*e.Cost) {
+		b.WriteString(`,"cost_usd":`)
+		b.Write(strconv.AppendFloat(b.AvailableBuffer(), *e.Cost, 'g', -1, 64))
+	}
+	b.WriteString(`,"replayed":`)
+	b.WriteString(strconv.FormatBool(e.Replayed))
+	optNum(`,"started_at":`, e.Started)
+	optNum(`,"finished_at":`, e.Finished)
+	b.WriteString("}\n")
+}
+
 // append writes e, the end of the call whose write has queue ticket t.
 func (l *callLog) append(e *logEntry, t uint64) error {
 	l.mu.Lock()
@@ -149,9 +215,7 @@ func (l *callLog) append(e *logEntry, t uint64) error {
 		return errors.New("journal: the call log failed")
 	}
 	l.encoded.Reset()
-	if err := json.NewEncoder(&l.encoded).Encode(e); err != nil {
-		return err
-	}
+	e.appendTo(&l.encoded)
 	if _, err := l.f.Write(l.encoded.Bytes()); err != nil {
 		l.failed = true
 		return err

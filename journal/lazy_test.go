@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,10 +53,24 @@ func TestOpenLazyFirstCallRecordsRun(t *testing.T) {
 	task := must[*Call](t)(run.Begin(step, KindTask, "plan/generate", "h1", value.DictOf("x", value.String("y"))))
 	check(t, task.Running())
 
-	// Another connection (a second process) sees the run and its plan as
-	// soon as the first call has begun.
-	other := must[*Store](t)(Open(path))
-	defer other.Close()
+	// Another connection (a second process) sees the run and its plan
+	// shortly after the first call has begun (they are committed in the
+	// background, while the call goes on).
+	var other *Store
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if other == nil && exists(path) {
+			other = must[*Store](t)(Open(path))
+			defer other.Close()
+		}
+		if other != nil {
+			if runs := must[[]*RunRecord](t)(other.Runs(0)); len(runs) == 1 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run is not visible 5 s after its first call began")
+		}
+	}
 	rec := must[*RunRecord](t)(other.GetRun("20250106-140300-a1b2"))
 	if rec.WorkflowPath != "w.sexp" || rec.Status != StatusRunning || value.JSON(rec.Args) != `{"n":1}` {
 		t.Fatalf("run %+v", rec)
@@ -268,4 +283,52 @@ func BenchmarkOneCallRun(b *testing.B) {
 		check(b, s.Close())
 	}
 	b.ReportMetric(float64(first.Microseconds())/float64(b.N), "first-begin-µs")
+}
+
+// TestOpenLazyFirstCallDoesNotWaitForTheDatabase: the first Begin queues the
+// run and goes on while the database opens; a database that cannot be
+// opened fails the call's End, which must make the call durable, and the
+// run's Finish.
+func TestOpenLazyFirstCallDoesNotWaitForTheDatabase(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, ".evalrun")
+	if err := os.WriteFile(blocker, []byte("a file where the directory should be"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := OpenLazy(filepath.Join(blocker, "journal.db"))
+	defer s.Close()
+	run, err := s.StartRun(RunInfo{WorkflowPath: "w.sexp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := run.Begin(nil, KindTask, "greet", "h", nil)
+	if err != nil {
+		t.Fatalf("Begin: %v (the run is written in the background)", err)
+	}
+	err = c.End(StatusCompleted, value.String("hi"), "", Usage{}, 0, false)
+	if err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Fatalf("End: %v, want the error opening the database", err)
+	}
+	if err := run.Finish(StatusCompleted, nil, nil); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Fatalf("Finish: %v, want the error opening the database", err)
+	}
+}
+
+// TestFirstEndUsesTheCallLog: a call that ends at once, while its run may
+// still be committing in the background, is made durable by the call log
+// (not by a commit of its own), and so are the calls after it.
+func TestFirstEndUsesTheCallLog(t *testing.T) {
+	if !callLogSupported {
+		t.Skip("no call log without file locks")
+	}
+	for i := range 20 {
+		s := OpenLazy(filepath.Join(t.TempDir(), ".evalrun", "journal.db"))
+		run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "w.sexp"}))
+		c := must[*Call](t)(run.Begin(nil, KindTask, "greet", "h", nil))
+		check(t, c.End(StatusCompleted, value.String("hi"), "", Usage{}, 0, false))
+		if s.log.Load() == nil {
+			t.Fatalf("round %d: the first End made no call log", i)
+		}
+		check(t, s.Close())
+	}
 }

@@ -3,7 +3,6 @@ package journal
 import (
 	"context"
 	"database/sql"
-	"fmt"
 )
 
 // The prompt columns are added to the calls table of a journal that lacks
@@ -14,7 +13,10 @@ var promptColumns = []string{"system_prompt", "user_prompt"}
 // queuedTrigger records when a call was begun (queued_at, Unix
 // nanoseconds): a task or tool begins pending while it waits for a
 // concurrency slot, so queued_at to started_at is its wait, which the run
-// viewer's timeline shows (SPEC §24.1). A trigger keeps the insert as it is.
+// viewer's timeline shows (SPEC §24.1). This package's inserts set it
+// themselves (the trigger then does nothing, which saves an UPDATE per
+// call); the trigger sets it for rows inserted otherwise, such as those
+// recovered from a call log.
 const queuedTrigger = `CREATE TRIGGER IF NOT EXISTS calls_queued_at AFTER INSERT ON calls WHEN NEW.queued_at IS NULL
 BEGIN
 	UPDATE calls SET queued_at = CAST((julianday('now') - 2440587.5) * 86400000000000.0 AS INTEGER) WHERE id = NEW.id;
@@ -68,18 +70,21 @@ func tableColumns(ctx context.Context, q interface {
 // SetPrompt records the prompt a task call sent to its model or agent:
 // the system prompt and the user message of its first request (SPEC §24.1
 // shows them). It may be called once the call has begun.
-// The update is queued behind the call's insert and written with the
-// next batch; a prompt is for reading, so it is not written to the call
-// log that keeps a finished call durable.
+// While the call's insert is queued the prompt is written by that insert;
+// otherwise the update is queued and written with the next batch. A
+// prompt is for reading, so it is not written to the call log that keeps
+// a finished call durable.
 func (c *Call) SetPrompt(system, user string) error {
 	r := c.run
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.queue(func(w *stmts) error {
-		if _, err := w.conn.ExecContext(w.ctx, "UPDATE calls SET system_prompt = ?, user_prompt = ? WHERE id = ?", system, user, c.id); err != nil {
-			return fmt.Errorf("journal: %w", err)
-		}
+	c.cur.system, c.cur.user = system, user
+	if c.queued {
 		return nil
+	}
+	r.queue(func(w *stmts) error {
+		_, err := w.setPrompt.ExecContext(w.ctx, system, user, c.id)
+		return err
 	})
 	return nil
 }

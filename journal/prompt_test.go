@@ -27,6 +27,24 @@ func TestSetPromptStoresBothParts(t *testing.T) {
 	if system.String != "You are terse." || user.String != "Say hello to Ada." {
 		t.Fatalf("prompt = %q, %q", system.String, user.String)
 	}
+	// A call whose insert is already committed gets the prompt by an update.
+	later, err := run.Begin(nil, KindTask, "greet", "h2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := later.ID() // commits the insert
+	if err := later.SetPrompt("Be brief.", "Say hello to Bo."); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.QueryRow("SELECT system_prompt, user_prompt FROM calls WHERE id = ?", id).Scan(&system, &user); err != nil {
+		t.Fatal(err)
+	}
+	if system.String != "Be brief." || user.String != "Say hello to Bo." {
+		t.Fatalf("prompt after the insert = %q, %q", system.String, user.String)
+	}
 }
 
 func TestOpenAddsPromptColumnsToAnOlderJournal(t *testing.T) {
@@ -60,22 +78,36 @@ func TestOpenAddsPromptColumnsToAnOlderJournal(t *testing.T) {
 }
 
 func TestBeginRecordsWhenACallWasQueued(t *testing.T) {
-	s, _ := openTest(t)
+	s, clk := openTest(t)
 	run, err := s.StartRun(RunInfo{WorkflowPath: "w.sexp"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := time.Now().Add(-time.Second).UnixNano()
+	queuedAt := t0.Add(3 * time.Second)
+	clk.set(queuedAt)
 	c, err := run.Begin(nil, KindTask, "greet", "h", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := time.Now().Add(time.Second).UnixNano()
+	clk.set(queuedAt.Add(2 * time.Second))
 	var queued, started sql.NullInt64
 	if err := s.db.QueryRow("SELECT queued_at, started_at FROM calls WHERE id = ?", c.ID()).Scan(&queued, &started); err != nil {
 		t.Fatal(err)
 	}
-	if !queued.Valid || queued.Int64 < before || queued.Int64 > after || started.Valid {
-		t.Errorf("queued_at %v (want within [%d, %d]), started_at %v", queued, before, after, started)
+	if !queued.Valid || queued.Int64 != queuedAt.UnixNano() || started.Valid {
+		t.Errorf("queued_at %v (want %d), started_at %v", queued, queuedAt.UnixNano(), started)
+	}
+	// A row inserted by other means (a recovered call log) gets queued_at
+	// from the trigger.
+	before := time.Now().Add(-time.Second).UnixNano()
+	if _, err := s.db.Exec("INSERT INTO calls (run_id, seq, kind, name, status) VALUES ('r', 1, 'task', 'x', 'completed')"); err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now().Add(time.Second).UnixNano()
+	if err := s.db.QueryRow("SELECT queued_at FROM calls WHERE run_id = 'r'").Scan(&queued); err != nil {
+		t.Fatal(err)
+	}
+	if !queued.Valid || queued.Int64 < before || queued.Int64 > after {
+		t.Errorf("trigger: queued_at %v (want within [%d, %d])", queued, before, after)
 	}
 }

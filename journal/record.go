@@ -134,20 +134,58 @@ func (r *Run) insertRun(w *stmts) error {
 // record writes the run and its held writes (its pending steps), once,
 // and returns when they are committed.
 func (r *Run) record() error {
+	if t := r.queueHeld(); t != 0 {
+		return r.store.wait(t)
+	}
+	return nil
+}
+
+// recordAsync writes the run and its held writes, once, without waiting:
+// they are committed in the background, opening the database first when
+// that has not happened yet, while the first call goes on (a model call
+// takes far longer). A failure is reported by the next synchronous write
+// or End, which waits for this commit as for its own.
+func (r *Run) recordAsync() {
+	t := r.queueHeld()
+	if t == 0 {
+		return
+	}
+	s := r.store
+	s.q.mu.Lock()
+	if s.q.closed {
+		s.q.mu.Unlock()
+		return // Close commits what is queued
+	}
+	s.q.timerWG.Add(1) // Close waits for it as for the flush timer
+	s.q.mu.Unlock()
+	go func() {
+		defer s.q.timerWG.Done()
+		if err := s.flushTo(t); err != nil {
+			s.q.mu.Lock()
+			if s.q.asyncErr == nil {
+				s.q.asyncErr = err
+			}
+			s.q.mu.Unlock()
+		}
+	}()
+}
+
+// queueHeld queues the run's held writes, the first time only, and
+// returns the ticket of the last; 0 when the run was recorded before.
+func (r *Run) queueHeld() uint64 {
 	r.recordMu.Lock()
 	defer r.recordMu.Unlock()
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.recorded {
-		r.mu.Unlock()
-		return nil
+		return 0
 	}
 	var ticket uint64
 	for _, o := range r.held {
 		ticket = r.store.enqueue(o, false)
 	}
 	r.held, r.recorded = nil, true
-	r.mu.Unlock()
-	return r.store.wait(ticket)
+	return ticket
 }
 
 // queue queues a write of the run; the caller holds r.mu.
@@ -230,6 +268,8 @@ type callRow struct {
 	usage             Usage
 	replayed          bool
 	started, finished any
+	queuedAt          int64 // when Begin was called, Unix nanoseconds
+	system, user      any   // the prompt (SetPrompt), nil for none
 }
 
 // ID returns the call's row id, once its writes are committed.
@@ -283,9 +323,9 @@ func checkKind(kind string) error {
 // Begin records a call made inside parent (nil at the top level) and
 // assigns it the next seq. Tasks and tools start pending (waiting for a
 // concurrency slot: call Running when they get one); steps start running.
-// The first Begin of a run writes the run (OpenLazy); the call itself is
-// committed with the next synchronous write (End, Finish) or shortly
-// after.
+// The first Begin of a run writes the run (OpenLazy), in the background;
+// the call itself is committed with the next synchronous write (End,
+// Finish) or shortly after.
 //
 // A step first claims the first unclaimed pending node of the same name
 // under the same parent (AddPendingSteps), which then keeps its seq and
@@ -297,9 +337,7 @@ func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Val
 	if parent != nil && parent.run != r {
 		return nil, fmt.Errorf("journal: parent call %s is not in run %s", parent.TaskID(), r.ID())
 	}
-	if err := r.record(); err != nil {
-		return nil, err
-	}
+	r.recordAsync()
 	s := r.store
 	inputsJSON := jsonValue(inputs)
 	r.mu.Lock()
@@ -338,7 +376,7 @@ func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Val
 func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputsJSON, started any) *Call {
 	r.seq++
 	c := &Call{run: r, parent: parent, seq: r.seq, kind: kind, name: name, status: status}
-	c.cur = callRow{status: status, inputHash: inputHash, inputs: inputsJSON, started: started}
+	c.cur = callRow{status: status, inputHash: inputHash, inputs: inputsJSON, started: started, queuedAt: r.store.now().UnixNano()}
 	c.queued = true
 	o := func(w *stmts) error {
 		r.mu.Lock()
@@ -347,7 +385,8 @@ func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputsJ
 		r.mu.Unlock()
 		res, err := w.insertCall.ExecContext(w.ctx, id, c.parentID(), c.seq, kind, name, row.status, row.inputHash,
 			row.inputs, row.result, row.errMsg, row.attempts, row.usage.InputTokens, row.usage.OutputTokens,
-			row.usage.Turns, costArg(row.usage.CostUSD), row.replayed, row.started, row.finished)
+			row.usage.Turns, costArg(row.usage.CostUSD), row.replayed, row.started, row.finished, row.queuedAt,
+			row.system, row.user)
 		if err != nil {
 			return err
 		}

@@ -12,9 +12,10 @@ import (
 // Writes are queued and written in batches, one transaction per batch,
 // with statements prepared once on a connection reserved for writing.
 //
-// The end of a run and the first call of a run are synchronous: they return
-// once their batch, holding them and everything queued before them, is
-// committed. The end of a call is durable when End returns: appended to
+// The end of a run is synchronous: it returns once its batch, holding it
+// and everything queued before it, is committed. The first call of a run
+// starts the commit of the run (opening the database first with OpenLazy)
+// in the background and goes on. The end of a call is durable when End returns: appended to
 // the call log (calllog.go), or, where there is none, committed like the
 // end of a run. Other writes (a call begun, running, its inputs) return at
 // once. Everything queued is committed with the next synchronous write or,
@@ -44,6 +45,7 @@ type stmts struct {
 	setStatus   *sql.Stmt
 	setRunning  *sql.Stmt
 	setInput    *sql.Stmt
+	setPrompt   *sql.Stmt
 	endCall     *sql.Stmt
 	beginTx     *sql.Stmt
 	commitTx    *sql.Stmt
@@ -68,8 +70,9 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		max_cost_usd, max_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	prep(&w.finishRun, "UPDATE runs SET status = ?, finished_at = ?, final = ?, error = ? WHERE id = ?")
 	prep(&w.insertCall, `INSERT INTO calls (run_id, parent_id, seq, kind, name, status, input_hash, inputs, result, error,
-		attempts, input_tokens, output_tokens, turns, cost_usd, replayed, started_at, finished_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		attempts, input_tokens, output_tokens, turns, cost_usd, replayed, started_at, finished_at, queued_at,
+		system_prompt, user_prompt)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	prep(&w.beginTx, "BEGIN IMMEDIATE")
 	prep(&w.commitTx, "COMMIT")
 	prep(&w.rollbackTx, "ROLLBACK")
@@ -77,6 +80,7 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 	prep(&w.setStatus, "UPDATE calls SET status = ? WHERE id = ?")
 	prep(&w.setRunning, "UPDATE calls SET status = ?, started_at = COALESCE(started_at, ?) WHERE id = ?")
 	prep(&w.setInput, "UPDATE calls SET input_hash = ?, inputs = ? WHERE id = ?")
+	prep(&w.setPrompt, "UPDATE calls SET system_prompt = ?, user_prompt = ? WHERE id = ?")
 	prep(&w.endCall, `UPDATE calls SET status = ?, result = ?, error = ?, attempts = ?, input_tokens = ?,
 		output_tokens = ?, turns = ?, cost_usd = ?, replayed = ?, started_at = COALESCE(started_at, ?), finished_at = ? WHERE id = ?`)
 	if w.preparedErr != nil {

@@ -12,7 +12,10 @@
 // of the text when they have no escapes. Every error is an *Error with a
 // position; Parse and ParseFile return the first one in reading order.
 // ParseAll keeps reading after an error, as go/scanner does, and returns an
-// ErrorList of all of them (evalrun check prints them all).
+// ErrorList of all of them (evalrun check prints them all). ParseBuilding
+// hands quoted lists to a Builder that makes their values while they are
+// read, so that a large quoted datum never exists as nodes (the evaluator
+// reads programs so).
 //
 //	forms, err := sexp.ParseString("<eval>", `(list 1 "two" 'three)`)
 //	if err != nil {

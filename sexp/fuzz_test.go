@@ -9,7 +9,7 @@ import (
 // FuzzParse checks that the reader never panics, that every error is an
 // *Error with a position in the text, that the canonical text of what it
 // reads reads back to the same values, and that Format is idempotent and
-// keeps the forms. The seeds below and those in testdata/fuzz/FuzzParse run
+// keeps the forms, and that ParseBuilding reads what Parse reads. The seeds below and those in testdata/fuzz/FuzzParse run
 // with every go test.
 func FuzzParse(f *testing.F) {
 	seeds := []string{
@@ -28,6 +28,8 @@ func FuzzParse(f *testing.F) {
 		"(list \"" + strings.Repeat("é", 100) + "\")",
 		// Several errors, read on after each.
 		"(a [b] 99999999999999999999 ') c)) (d \xff ; \xfe\n 1e999 '", "]] ' ) (x \"open",
+		// Quoted data, which ParseBuilding builds.
+		"'(a 'b '(c) ''d \"e\" 1 2.5 true nil ())", "'(a ')) '(b", "''('x) '; c\n(y)", "'('(1 ')",
 	}
 	for _, s := range seeds {
 		f.Add(s)
@@ -42,6 +44,11 @@ func FuzzParse(f *testing.F) {
 		for _, e := range errs {
 			checkSyntaxError(t, text, e)
 		}
+		var forms []*Node
+		if file != nil {
+			forms = file.Forms
+		}
+		checkBuilding(t, text, forms, err)
 		if err != nil {
 			return
 		}

@@ -38,6 +38,7 @@ type Node struct {
 	Bool bool // Bool value
 	// Quoted marks a (quote d) list written with the ' shorthand.
 	Quoted bool
+	built  bool   // a datum made by a Builder: Int indexes Pos.Src.built
 	end    uint32 // byte offset just after the datum's last byte
 	Pos    Pos    // the first byte of the datum; for 'd, the quote
 	Str    string // Symbol name or String value

@@ -1,6 +1,7 @@
 package sexp
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -160,7 +161,9 @@ func classifiesAsNonSymbol(text string) bool {
 
 // String returns the canonical text of n (SPEC §5.5): atoms as the value
 // printer writes them, lists as (a b), the empty list as nil and a quote
-// shorthand 'd as (quote d). It does not recurse, so any depth prints.
+// shorthand 'd as (quote d); a datum made by a Builder prints as its value's
+// String method does, when it has one. It does not recurse, so any depth
+// prints.
 func (n *Node) String() string { return string(AppendNode(nil, n)) }
 
 // AppendNode appends n.String() to dst and returns the result.
@@ -200,6 +203,11 @@ func AppendNode(dst []byte, n *Node) []byte {
 func appendAtom(dst []byte, n *Node) []byte {
 	if n == nil {
 		return append(dst, "<nil>"...)
+	}
+	if v, ok := n.Built(); ok {
+		if s, ok := v.(fmt.Stringer); ok {
+			return append(dst, s.String()...)
+		}
 	}
 	switch n.Kind {
 	case Symbol:

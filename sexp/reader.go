@@ -69,16 +69,21 @@ func ParseAll(src *Source, mode Mode) (*File, ErrorList) {
 	if src == nil {
 		src = &Source{}
 	}
+	return newParser(src, mode).file()
+}
+
+// file reads the text and returns the File, or every error met.
+func (p *parser) file() (*File, ErrorList) {
+	src := p.lx.src
 	if uint64(len(src.Text)) > math.MaxUint32 {
 		// Node offsets are 32 bits.
 		return nil, ErrorList{{Pos: Pos{Src: src}, Msg: msgTooLarge}}
 	}
-	p := newParser(src, mode)
 	forms := p.parse()
 	if len(p.lx.errs) > 0 {
 		return nil, p.lx.errs
 	}
-	if len(forms) == 0 && mode&AllowEmpty == 0 {
+	if len(forms) == 0 && p.mode&AllowEmpty == 0 {
 		return nil, ErrorList{{Pos: Pos{Src: src}, Msg: msgEmptyProgram}}
 	}
 	return &File{Src: src, Forms: forms, Comments: p.lx.comments}, nil
@@ -89,7 +94,10 @@ func ParseAll(src *Source, mode Mode) (*File, ErrorList) {
 type frame struct {
 	open  int  // offset of the '(' or the '\''
 	quote bool // a quote shorthand rather than a list
-	first int  // index in parser.items of the list's first element
+	// build marks a construct inside a datum that the Builder makes: the
+	// elements of such a list are values, in parser.vals.
+	build bool
+	first int // index in parser.items (or parser.vals) of the list's first element
 }
 
 // parser builds nodes from the lexer's tokens with an explicit stack.
@@ -98,6 +106,15 @@ type parser struct {
 	stack []frame
 	items []int // node indexes of the elements of all open lists, innermost last
 	alloc allocator
+	mode  Mode
+	one   bool // stop after the first top-level form (Node.Reread)
+
+	// builder, when set, makes the values of quoted data (ParseBuilding):
+	// vals holds the values of the elements of the open lists being built,
+	// and scratch is the node an atom being built is read into.
+	builder Builder
+	vals    []any
+	scratch Node
 
 	// First backing arrays of stack and items, enough for most texts.
 	stackBuf [16]frame
@@ -105,7 +122,7 @@ type parser struct {
 }
 
 func newParser(src *Source, mode Mode) *parser {
-	p := &parser{lx: lexer{src: src, text: src.Text, keepComments: mode&ParseComments != 0}}
+	p := &parser{lx: lexer{src: src, text: src.Text, keepComments: mode&ParseComments != 0}, mode: mode}
 	p.stack, p.items = p.stackBuf[:0], p.itemsBuf[:0]
 	p.alloc.init(len(src.Text))
 	p.lx.off = src.bomLen() // a leading byte-order mark is ignored
@@ -122,7 +139,11 @@ func (p *parser) parse() []*Node {
 		var n int
 		switch c := lx.text[start]; c {
 		case '(':
-			p.stack = append(p.stack, frame{open: start, first: len(p.items)})
+			if p.building() {
+				p.stack = append(p.stack, frame{open: start, build: true, first: len(p.vals)})
+			} else {
+				p.stack = append(p.stack, frame{open: start, first: len(p.items)})
+			}
 			lx.off++
 			if len(p.stack) > MaxNesting {
 				lx.fail(start, msgTooDeep)
@@ -130,7 +151,7 @@ func (p *parser) parse() []*Node {
 			}
 			continue
 		case '\'':
-			p.stack = append(p.stack, frame{open: start, quote: true})
+			p.stack = append(p.stack, frame{open: start, quote: true, build: p.building() || p.builder != nil && p.quotesList(start+1)})
 			lx.off++
 			if len(p.stack) > MaxNesting {
 				lx.fail(start, msgTooDeep)
@@ -138,6 +159,13 @@ func (p *parser) parse() []*Node {
 			}
 			continue
 		case ')':
+			if p.building() && !p.stack[len(p.stack)-1].quote {
+				open := p.stack[len(p.stack)-1].open
+				if n = p.completeValue(p.closeBuilt(), open); n != none {
+					forms = append(forms, p.alloc.at(n))
+				}
+				continue
+			}
 			if n = p.closeList(); n == none {
 				continue
 			}
@@ -152,8 +180,17 @@ func (p *parser) parse() []*Node {
 		default:
 			n = p.readAtom()
 		}
+		if n == scratchNode {
+			if n = p.completeValue(p.buildAtom(), start); n != none {
+				forms = append(forms, p.alloc.at(n))
+			}
+			continue
+		}
 		if n = p.complete(n); n != none {
 			forms = append(forms, p.alloc.at(n))
+			if p.one {
+				return forms
+			}
 		}
 	}
 	if len(p.stack) > 0 {
@@ -169,6 +206,10 @@ func (p *parser) parse() []*Node {
 
 // none is the node index that stands for no node (after an error).
 const none = -1
+
+// scratchNode is the node index that stands for parser.scratch, an atom
+// read for the Builder.
+const scratchNode = -2
 
 // complete hands the finished datum n to the construct that waits for it:
 // quotes are closed around it, an open list takes it as an element. It
@@ -233,6 +274,38 @@ func (p *parser) closeList() int {
 	return i
 }
 
+// closeBuilt ends the innermost open list, one being built, at the ')' at
+// lx.off and returns its value.
+func (p *parser) closeBuilt() any {
+	top := p.stack[len(p.stack)-1]
+	p.stack = p.stack[:len(p.stack)-1]
+	v := p.builder.List(p.vals[top.first:])
+	clear(p.vals[top.first:])
+	p.vals = p.vals[:top.first]
+	p.lx.off++
+	return v
+}
+
+// quotesList reports whether the quote whose datum starts at or after
+// off (after white space and comments) quotes a list: only those are
+// built.
+func (p *parser) quotesList(off int) bool {
+	text := p.lx.text
+	for off < len(text) {
+		switch c := text[off]; {
+		case byteClass[c] == classSpace:
+			off++
+		case c == ';':
+			for off < len(text) && text[off] != '\n' {
+				off++
+			}
+		default:
+			return c == '(' || c == '\''
+		}
+	}
+	return false
+}
+
 // readString reads the string literal at lx.off.
 func (p *parser) readString() int {
 	lx := &p.lx
@@ -241,9 +314,18 @@ func (p *parser) readString() int {
 	if !ok {
 		return none
 	}
-	n, i := p.alloc.node()
+	n, i := p.newAtom()
 	n.Kind, n.Pos, n.end, n.Str = String, Pos{Src: lx.src, Off: start}, uint32(lx.off), value
 	return i
+}
+
+// newAtom returns the node an atom is read into and its index: the
+// scratch node (scratchNode) inside a datum being built, else a new node.
+func (p *parser) newAtom() (*Node, int) {
+	if p.building() {
+		return &p.scratch, scratchNode
+	}
+	return p.alloc.node()
 }
 
 // readAtom reads the atom at lx.off and classifies it (SPEC §4.4).
@@ -251,7 +333,7 @@ func (p *parser) readAtom() int {
 	lx := &p.lx
 	start := lx.off
 	raw, escaped, _ := lx.scanAtom()
-	n, i := p.alloc.node()
+	n, i := p.newAtom()
 	n.Pos, n.end = Pos{Src: lx.src, Off: start}, uint32(lx.off)
 	if escaped {
 		n.Kind, n.Str = Symbol, unescapeAtom(raw)

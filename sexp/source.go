@@ -23,6 +23,8 @@ type Source struct {
 
 	once       sync.Once
 	lineStarts []int // byte offsets at which each line starts
+
+	built []any // the values of the quoted data read by ParseBuilding
 }
 
 // NewSource returns a Source named name holding text.

@@ -42,7 +42,7 @@ func (d *Dict) String() string {
 	return b.String()
 }
 
-func (d *Dict) print(b *strings.Builder, depth, limit int) {
+func (d *Dict) print(b textSink, depth, limit int) {
 	if depth >= MaxPrintDepth {
 		b.WriteString(TooDeep)
 		return

@@ -42,9 +42,13 @@ const TooLarge = "#<value too large to render>"
 func writeJSONBounded(b *strings.Builder, v Value, nl, indent string) {
 	switch v.(type) {
 	case List, *Dict, *TaskResult:
-		if JSONSize(v, MaxRenderBytes) > MaxRenderBytes {
+		n := JSONSize(v, MaxRenderBytes)
+		if n > MaxRenderBytes {
 			writeJSONString(b, TooLarge)
 			return
+		}
+		if nl == "" {
+			b.Grow(n) // the size of the compact text: written without regrowth
 		}
 	}
 	writeJSON(b, v, nl, indent, 0)

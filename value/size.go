@@ -3,6 +3,8 @@ package value
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/evalrun/evalrun/sexp"
 )
 
 // JSONSize returns the length in bytes of JSON(v) without building it. Once
@@ -43,11 +45,14 @@ func addJSONSize(v Value, limit int, n *int, depth int) {
 			return
 		}
 	}
+	var digits [40]byte // numbers are measured here, not in a new string
 	switch v := v.(type) {
 	case Int:
-		*n += len(strconv.FormatInt(int64(v), 10))
-	case Float, Bool:
-		*n += len(v.String())
+		*n += len(strconv.AppendInt(digits[:0], int64(v), 10))
+	case Float:
+		*n += len(sexp.AppendFloat(digits[:0], float64(v)))
+	case Bool:
+		*n += len(strconv.AppendBool(digits[:0], bool(v)))
 	case Null, nil:
 		*n += 4
 	case String:

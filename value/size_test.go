@@ -123,3 +123,15 @@ func TestRenderBounded(t *testing.T) {
 		t.Error("Text and JSONIndent are not bounded")
 	}
 }
+
+// JSONSize measures numbers without making their text: printValue and
+// value.JSON measure every value before writing it, a 10 MB datum too.
+func TestJSONSizeAllocatesNothing(t *testing.T) {
+	var l Value = List{Int(1234567), Float(1.5e-7), Bool(false), Symbol("s"), String("t"), List{Int(-99999), Null{}}}
+	if n := testing.AllocsPerRun(10, func() { JSONSize(l, 1<<20) }); n != 0 {
+		t.Errorf("JSONSize made %v allocations", n)
+	}
+	if got, want := JSONSize(l, 1<<20), len(JSON(l)); got != want {
+		t.Errorf("JSONSize %d, len(JSON) %d", got, want)
+	}
+}

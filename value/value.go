@@ -1,6 +1,8 @@
 package value
 
 import (
+	"bufio"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -114,6 +116,43 @@ const TooDeep = "#<nested too deeply>"
 // strings for nested lists and dicts.
 func Print(b *strings.Builder, v Value) { print(b, v, 0, 0) }
 
+// Fprint writes the canonical form of v to w through a buffer, so that a
+// large value is never held as one text (Print into a strings.Builder
+// holds it, and its regrowths, in memory).
+func Fprint(w io.Writer, v Value) error {
+	cw := &countingWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	print(cw, v, 0, 0)
+	return cw.w.Flush()
+}
+
+// textSink is where the printer writes: a strings.Builder or a
+// countingWriter. Len is the number of bytes written so far, which Brief
+// uses to stop.
+type textSink interface {
+	WriteString(s string) (int, error)
+	WriteByte(c byte) error
+	Len() int
+}
+
+// countingWriter is a buffered writer that counts what it is given.
+type countingWriter struct {
+	w       *bufio.Writer
+	n       int
+	scratch []byte // an atom's text
+}
+
+func (c *countingWriter) WriteString(s string) (int, error) {
+	c.n += len(s)
+	return c.w.WriteString(s)
+}
+
+func (c *countingWriter) WriteByte(b byte) error {
+	c.n++
+	return c.w.WriteByte(b)
+}
+
+func (c *countingWriter) Len() int { return c.n }
+
 // Brief returns the canonical form of v cut to about max bytes, with "…"
 // appended when cut: for messages, which must stay short even for a value
 // whose full form is huge (a list sharing its elements can print to 2^60
@@ -132,7 +171,7 @@ func Brief(v Value, max int) string {
 }
 
 // print writes v; once b holds more than limit bytes (limit > 0) it stops.
-func print(b *strings.Builder, v Value, depth, limit int) {
+func print(b textSink, v Value, depth, limit int) {
 	switch v := v.(type) {
 	case List:
 		if len(v) == 0 {
@@ -143,11 +182,36 @@ func print(b *strings.Builder, v Value, depth, limit int) {
 	case *Dict:
 		v.print(b, depth, limit)
 	default:
+		if cw, ok := b.(*countingWriter); ok {
+			// Through the writer's scratch space: no string per atom.
+			cw.scratch = appendAtom(cw.scratch[:0], v)
+			cw.n += len(cw.scratch)
+			_, _ = cw.w.Write(cw.scratch)
+			return
+		}
 		b.WriteString(v.String())
 	}
 }
 
-func writeList(b *strings.Builder, l List, depth, limit int) {
+// appendAtom appends v.String() to dst, without making the string for the
+// atoms of the reader.
+func appendAtom(dst []byte, v Value) []byte {
+	switch v := v.(type) {
+	case Int:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case Float:
+		return sexp.AppendFloat(dst, float64(v))
+	case Bool:
+		return strconv.AppendBool(dst, bool(v))
+	case String:
+		return sexp.AppendQuoteString(dst, string(v))
+	case Symbol:
+		return sexp.AppendSymbol(dst, string(v))
+	}
+	return append(dst, v.String()...)
+}
+
+func writeList(b textSink, l List, depth, limit int) {
 	if depth >= MaxPrintDepth {
 		b.WriteString(TooDeep)
 		return

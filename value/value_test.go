@@ -606,3 +606,29 @@ func TestTaskResult(t *testing.T) {
 		t.Errorf("Failed with nil notes: %s", got)
 	}
 }
+
+// Fprint writes what String returns, through a buffer, for values of every
+// kind, one larger than its buffer and one nested too deeply.
+func TestFprint(t *testing.T) {
+	d := value.NewDict(2)
+	d.Set("k", value.List{value.Int(1), value.String("two\n")})
+	d.Set("e", value.List(nil))
+	big := make(value.List, 50_000)
+	for i := range big {
+		big[i] = value.List{value.Symbol("item"), value.Int(int64(i)), value.Float(1.5), value.Bool(true), value.Null{}}
+	}
+	deep := value.Value(value.Int(0))
+	for range value.MaxPrintDepth + 5 {
+		deep = value.List{deep}
+	}
+	for i, v := range []value.Value{value.Int(-3), value.String(`a"b`), value.Symbol(":k"), value.List(nil), d, big, deep,
+		&value.TaskResult{Status: value.StatusComplete, Content: "c", Notes: value.NewDict(0)}} {
+		var b bytes.Buffer
+		if err := value.Fprint(&b, v); err != nil {
+			t.Fatal(err)
+		}
+		if want := v.String(); b.String() != want {
+			t.Errorf("value %d: Fprint wrote %d bytes %.60q…, String %d bytes %.60q…", i, b.Len(), b.String(), len(want), want)
+		}
+	}
+}

@@ -190,14 +190,14 @@ func (a *app) printValue(v value.Value, asJSON bool) bool {
 		a.errorf("value too large to print: more than %d bytes", maxPrinted)
 		return false
 	}
-	var b strings.Builder
 	if asJSON {
-		b.WriteString(value.JSONIndent(v, "  "))
-	} else {
-		value.Print(&b, v)
+		io.WriteString(a.stdout, value.JSONIndent(v, "  "))
+		io.WriteString(a.stdout, "\n")
+		return true
 	}
-	b.WriteByte('\n')
-	io.WriteString(a.stdout, b.String())
+	// Streamed: a large value is not held as one text as well.
+	_ = value.Fprint(a.stdout, v)
+	io.WriteString(a.stdout, "\n")
 	return true
 }
 

@@ -67,6 +67,13 @@ func buildEvalrun(b *testing.B) string {
 	return exe
 }
 
+// baselineExe returns the evalrun binary named by EVALRUN_BENCH_BASELINE,
+// or "" when it is not set. The whole-process benchmarks run it
+// alternately with the binary they build and report its figures too
+// (base-…), so that a change is measured against an earlier build in one
+// run, on a machine whose load varies from run to run.
+func baselineExe() string { return os.Getenv("EVALRUN_BENCH_BASELINE") }
+
 // runProcess runs exe with args in dir and returns its stdout; a non-zero
 // exit fails the benchmark.
 func runProcess(b *testing.B, dir string, env []string, exe string, args ...string) string {
@@ -130,13 +137,26 @@ func BenchmarkParallelMapOpenAIProcess(b *testing.B) {
 	defer srv.Close()
 	dir, env := benchProject(b, "[limits]\nconcurrency = 8\n")
 	env = append(env, "OPENAI_API_KEY=k", "OPENAI_BASE_URL="+srv.URL)
-	b.ResetTimer()
-	for b.Loop() {
+	base := baselineExe()
+	var took, baseTook time.Duration
+	run := func(exe string) time.Duration {
+		start := time.Now()
 		if out := runProcess(b, dir, env, exe, "eval", parallelMap20); out != "20\n" {
 			b.Fatalf("output %q", out)
 		}
+		return time.Since(start)
 	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
+	b.ResetTimer()
+	for b.Loop() {
+		took += run(exe)
+		if base != "" {
+			baseTook += run(base)
+		}
+	}
+	b.ReportMetric(float64(took.Microseconds())/1000/float64(b.N), "ms/op")
+	if base != "" {
+		b.ReportMetric(float64(baseTook.Microseconds())/1000/float64(b.N), "base-ms/op")
+	}
 }
 
 // BenchmarkJournalCost measures what the journal costs per task call: one

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/evalrun/evalrun/engine"
+	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/value"
 )
@@ -76,7 +77,7 @@ func (a *app) parseSources(srcs []*sexp.Source) ([]*sexp.Node, bool) {
 	var forms []*sexp.Node
 	ok := true
 	for _, src := range srcs {
-		fs, err := sexp.Parse(src)
+		fs, err := evaluator.Parse(src)
 		if err != nil {
 			a.reportError(err)
 			ok = false
