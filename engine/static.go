@@ -75,3 +75,9 @@ func Check(ws *Workspace, srcs []*sexp.Source, opts CheckOptions) CheckResult {
 	}
 	return res
 }
+
+// Parse reads the top-level forms of src as a run reads them: a list
+// quoted with the shorthand '(…) is made into its value while it is read,
+// so a large quoted datum is held once (evaluator.Parse). Errors are
+// sexp's syntax errors, with their positions.
+func Parse(src *sexp.Source) ([]*sexp.Node, error) { return evaluator.Parse(src) }

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/evalrun/evalrun/engine"
-	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/value"
 )
@@ -77,7 +76,7 @@ func (a *app) parseSources(srcs []*sexp.Source) ([]*sexp.Node, bool) {
 	var forms []*sexp.Node
 	ok := true
 	for _, src := range srcs {
-		fs, err := evaluator.Parse(src)
+		fs, err := engine.Parse(src)
 		if err != nil {
 			a.reportError(err)
 			ok = false
