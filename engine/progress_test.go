@@ -176,3 +176,42 @@ func TestWorkflowPlanRunProgress(t *testing.T) {
 		t.Fatalf("no frame shows the plan's tree below its plan-run with IMPL-002.1 current; frames:\n%s", strings.Join(frames, "\n-----\n"))
 	}
 }
+
+// TestWorkflowPlanRunWithoutTerminal: with stderr not a terminal (auto),
+// a workflow's plan-run prints only the plan's own lines, no frame.
+func TestWorkflowPlanRunWithoutTerminal(t *testing.T) {
+	root := copyExample(t)
+	fakeAgentBin(t)
+	var out lockedBuffer
+	prog, err := engine.NewProgress(engine.ProgressAuto, &out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prog.On() {
+		t.Fatal("the display is on for a stderr that is no terminal")
+	}
+	e, err := engine.Open(engine.Options{WorkDir: root, Progress: prog, Stderr: prog, Journal: &engine.JournalInfo{WorkflowPath: "wf.lisp"}, Getenv: testGetenv(root)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	v, err := e.Eval(context.Background(), "wf.lisp", `(step "prepare" (plan-load ".workflow/active/WFS-jwt-auth"))
+(plan-run ".workflow/active/WFS-jwt-auth" (task "IMPL-1 IMPL-2.1"))
+(step "report" "done")`)
+	e.Finish(v, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prog.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := "plan: IMPL-001 started (@action-planning-agent via gemini)\n" +
+		"agent gemini from local (.evalrun/config.toml:13): GEMINI_SYSTEM_MD={role_file} gemini -p {prompt} -m {model} --output-format json\n" +
+		"plan: IMPL-001 completed\n" +
+		"plan: IMPL-002.1 started (@code-developer via claude)\n" +
+		"agent claude from local (.evalrun/config.toml:18): claude -p --output-format json --model {model} --append-system-prompt {role}\n" +
+		"plan: IMPL-002.1 completed\n"
+	if got := out.String(); got != want {
+		t.Fatalf("stderr:\n%q\nwant:\n%q", got, want)
+	}
+}
