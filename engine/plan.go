@@ -118,7 +118,10 @@ func (e *Engine) planRun(ctx context.Context, p *plan.Plan, r PlanRun) (context.
 		}
 		planned = append(planned, pt)
 	}
-	e.opts.Progress.planTasks(planned)
+	// The tasks of a (plan-run) go below its step; those of `evalrun plan
+	// run` at the top of the display.
+	under, _ := ctx.Value(planRunSpanKey{}).(*trace.Span)
+	e.opts.Progress.planTasks(under, planned)
 	return ctx, x, ro
 }
 
@@ -424,6 +427,7 @@ func (e *Engine) planRunStep(ctx context.Context, p *plan.Plan, o evaluator.Plan
 	}
 	ctx, sp := trace.Start(e.traced(ctx), trace.Step, planRunStepName(p), in)
 	sp.Running()
+	ctx = context.WithValue(ctx, planRunSpanKey{}, sp)
 	return ctx, func(d *value.Dict, err, runErr error) {
 		r := trace.Result{Status: trace.Completed, Attempts: 1}
 		if d != nil {
@@ -438,6 +442,10 @@ func (e *Engine) planRunStep(ctx context.Context, p *plan.Plan, o evaluator.Plan
 		sp.End(r, trace.Usage{})
 	}
 }
+
+// planRunSpanKey is the context key of the span planRunStep opens: the
+// plan run's tasks are announced to the live display below it.
+type planRunSpanKey struct{}
 
 // planRunResult is the dict (plan-run) returns for the outcome of a plan
 // run and its error.

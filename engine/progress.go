@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/evalrun/evalrun/progress"
+	"github.com/evalrun/evalrun/trace"
 )
 
 // The values of --progress (SPEC §17.3.1).
@@ -104,10 +105,11 @@ func (p *Progress) Close() error {
 }
 
 // planTasks announces the tasks of a plan to the display (§23.5: the
-// whole tree shows from the start).
-func (p *Progress) planTasks(tasks []progress.PlannedTask) {
+// whole tree shows from the start), below the span of the plan run (the
+// step of a workflow's (plan-run)), or at the top when under is nil.
+func (p *Progress) planTasks(under *trace.Span, tasks []progress.PlannedTask) {
 	if p.On() {
-		p.sink.Plan(tasks)
+		p.sink.Plan(under, tasks)
 	}
 }
 

@@ -12,7 +12,10 @@
 //     whose executor is agent:NAME is an agent; model requests and memory
 //     lookups have no line of their own (their calls hang under the
 //     nearest shown ancestor); a plan run announces its tasks with
-//     Sink.Plan, so that the whole tree shows before they run.
+//     Sink.Plan, so that the whole tree shows before they run: below the
+//     span of the plan run (the step of a workflow's (plan-run), whose
+//     line then counts its tasks done/total), or at the top for
+//     `evalrun plan run`.
 //   - Model folds a sequence of Events (the same call events that feed the
 //     run journal) into the state of the run.
 //   - Frame is a pure function from that state, a terminal size and the

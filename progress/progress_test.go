@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/evalrun/evalrun/trace"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden frames in testdata/")
@@ -63,7 +66,72 @@ func scenarios() []scenario {
 		{name: "parallel-map-short", size: Size{Width: 50, Height: 8}, events: pm, frames: []float64{4}},
 		{name: "agents", size: Size{Width: 72, Height: 20}, events: agents, frames: []float64{1.5, 65}},
 		{name: "plan", size: Size{Width: 100, Height: 20}, events: plan, frames: []float64{2}},
+		{name: "workflow-plan", size: Size{Width: 100, Height: 20}, events: workflowPlan(), frames: []float64{0.5, 1.6, 3.5, 6.5, 8, 9.5}},
 	}
+}
+
+// clocked is a Receiver that stamps each event with a time the test sets.
+type clocked struct {
+	now time.Time
+	evs []Event
+}
+
+func (c *clocked) Event(e Event) {
+	e.Time = c.now
+	c.evs = append(c.evs, e)
+}
+
+// workflowPlan traces, through a Sink, a workflow of a step, a
+// (plan-run) of three announced tasks that run one after the other on
+// agents, and a second step; it returns the display events.
+func workflowPlan() []Event {
+	rec := &clocked{now: at(0)}
+	s := NewSink(rec)
+	ctx := trace.WithSinks(context.Background(), s)
+	done := func(sp *trace.Span, in, out int) {
+		sp.End(trace.Result{Status: trace.Completed}, trace.Usage{InputTokens: in, OutputTokens: out})
+	}
+
+	pctx, prep := trace.Start(ctx, trace.Step, "prepare", nil)
+	prep.Running()
+	_, sum := trace.Start(pctx, trace.Task, "summarize", nil, trace.Executor("openai:gpt-4.1"))
+	rec.now = at(1)
+	done(sum, 100, 20)
+	done(prep, 0, 0)
+
+	rec.now = at(1.5)
+	rctx, run := trace.Start(ctx, trace.Step, "plan-run WFS-jwt-auth", nil)
+	run.Running()
+	s.Plan(run, []PlannedTask{
+		{ID: "IMPL-1", Title: "Design the token model", Agent: "@action-planning-agent"},
+		{ID: "IMPL-2", Title: "Issue tokens", Agent: "@code-developer"},
+		{ID: "IMPL-3", Title: "Document the API", Agent: "@doc-generator"},
+	})
+	task := func(id, agent, exe string, from, to float64) {
+		rec.now = at(from)
+		tctx, pt := trace.Start(rctx, trace.PlanTask, id, nil, trace.Executor(agent))
+		pt.Running()
+		_, ag := trace.Start(tctx, trace.Task, "plan/"+strings.TrimPrefix(agent, "@"), nil, trace.Executor(exe))
+		ag.Running()
+		rec.now = at(from + 1)
+		ag.Progress("Writing " + id + ".md\n")
+		rec.now = at(to)
+		done(ag, 70, 7)
+		done(pt, 0, 0)
+	}
+	task("IMPL-1", "@action-planning-agent", "agent:gemini", 2, 4)
+	task("IMPL-2", "@code-developer", "agent:claude", 4, 6)
+	task("IMPL-3", "@doc-generator", "agent:codex", 6, 7)
+	done(run, 0, 0)
+
+	rec.now = at(7.5)
+	qctx, report := trace.Start(ctx, trace.Step, "report", nil)
+	report.Running()
+	_, wr := trace.Start(qctx, trace.Task, "write-report", nil, trace.Executor("openai:gpt-4.1"))
+	rec.now = at(9)
+	done(wr, 200, 40)
+	done(report, 0, 0)
+	return rec.evs
 }
 
 // TestFrames draws each scenario at its moments and compares with the

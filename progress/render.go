@@ -110,7 +110,11 @@ func appendCall(out []line, c *Call, depth int, now time.Time, current *Call) []
 	case c.Phase == Waiting:
 		l = line{text: fmt.Sprintf("%s… %s %s%s  waiting %s", indent, c.Kind, c.Name, executor(c), elapsed(now.Sub(c.Since))), style: styleDim}
 	default:
-		text := fmt.Sprintf("%s▸ %s %s%s  %s", indent, c.Kind, c.Name, executor(c), elapsed(now.Sub(c.Since)))
+		text := fmt.Sprintf("%s▸ %s %s%s", indent, c.Kind, c.Name, executor(c))
+		if done, total := planCounts(c); total > 0 {
+			text += fmt.Sprintf("  %d/%d tasks", done, total)
+		}
+		text += "  " + elapsed(now.Sub(c.Since))
 		if c.Line != "" {
 			text += "  │ " + c.Line
 		}
@@ -167,6 +171,33 @@ func planLine(c *Call, indent string, current *Call) line {
 	return line{text: text, style: style}
 }
 
+// planCounts returns, for a call holding the tasks of a plan (the step of
+// a workflow's plan-run), how many of its plan tasks without subtasks are
+// completed and how many there are; 0, 0 for any other call.
+func planCounts(c *Call) (done, total int) {
+	if c.Kind == KindPlanTask {
+		return 0, 0
+	}
+	var count func(cs []*Call)
+	count = func(cs []*Call) {
+		for _, ch := range cs {
+			if ch.Kind != KindPlanTask {
+				continue
+			}
+			if hasSubtasks(ch) {
+				count(ch.Children)
+				continue
+			}
+			total++
+			if ch.Phase == Ended && ch.Status == "completed" {
+				done++
+			}
+		}
+	}
+	count(c.Children)
+	return done, total
+}
+
 // hasSubtasks reports whether the plan task c is a container.
 func hasSubtasks(c *Call) bool {
 	for _, ch := range c.Children {
@@ -209,6 +240,9 @@ func (m *Model) currentPlanTask() *Call {
 	var walk func(cs []*Call) *Call
 	walk = func(cs []*Call) *Call {
 		for _, c := range cs {
+			if !visible(c) {
+				continue // the tasks of a plan-run that has ended
+			}
 			if c.Kind == KindPlanTask {
 				if c.active() {
 					return c

@@ -26,14 +26,23 @@ type Sink struct {
 	mu   sync.Mutex
 	next uint64
 	ids  map[*trace.Span]uint64
-	// planned maps a plan task's id to the call announced by Plan, which
-	// the task's span takes over when it starts.
-	planned map[string]uint64
+	// planned maps a plan task, by the span its plan was announced under
+	// and its id, to the call announced by Plan, which the task's span
+	// takes over when it starts.
+	planned map[plannedKey]uint64
+}
+
+// plannedKey names an announced plan task: the span of the plan run that
+// announced it (nil for a plan run that is the whole run) and its id. Two
+// plan runs of one workflow may share task ids.
+type plannedKey struct {
+	scope *trace.Span
+	id    string
 }
 
 // NewSink returns a sink that reports to r.
 func NewSink(r Receiver) *Sink {
-	return &Sink{to: r, ids: make(map[*trace.Span]uint64), planned: make(map[string]uint64)}
+	return &Sink{to: r, ids: make(map[*trace.Span]uint64), planned: make(map[plannedKey]uint64)}
 }
 
 // PlannedTask is a task of a plan announced before the run reaches it.
@@ -47,17 +56,21 @@ type PlannedTask struct {
 
 // Plan announces the tasks of a plan, in id order, so that the display
 // shows the whole tree from the start: the task spans of the same ids
-// (trace.PlanTask) become these calls when they start.
-func (s *Sink) Plan(tasks []PlannedTask) {
+// (trace.PlanTask) below under become these calls when they start. under
+// is the span of the plan run — the step of a workflow's (plan-run) — and
+// the announced tasks are drawn below it (below its nearest shown
+// ancestor); nil, for `evalrun plan run`, puts them at the top.
+func (s *Sink) Plan(under *trace.Span, tasks []PlannedTask) {
 	s.mu.Lock()
+	top := s.shownLocked(under)
 	evs := make([]Event, 0, len(tasks))
 	for _, t := range tasks {
 		s.next++
 		id := s.next
-		s.planned[t.ID] = id
-		e := Event{Phase: Planned, ID: id, Parent: s.planned[t.Parent], Kind: KindPlanTask, Name: t.ID, Title: t.Title, Executor: t.Agent}
-		if t.Parent == "" {
-			e.Parent = 0
+		s.planned[plannedKey{under, t.ID}] = id
+		e := Event{Phase: Planned, ID: id, Parent: top, Kind: KindPlanTask, Name: t.ID, Title: t.Title, Executor: t.Agent}
+		if t.Parent != "" {
+			e.Parent = s.planned[plannedKey{under, t.Parent}]
 		}
 		if t.Completed {
 			e.Phase, e.Status = Ended, "completed"
@@ -128,6 +141,7 @@ func (s *Sink) Observe(e trace.Event) {
 	ev.ID, ev.Parent = s.idLocked(sp, kind), s.parentLocked(sp)
 	if e.Type == trace.Ended {
 		delete(s.ids, sp)
+		s.forgetPlannedLocked(sp)
 	}
 	s.mu.Unlock()
 	s.to.Event(ev)
@@ -140,9 +154,18 @@ func (s *Sink) idLocked(sp *trace.Span, kind string) uint64 {
 	}
 	var id uint64
 	if kind == KindPlanTask {
-		if p, ok := s.planned[sp.Name()]; ok {
-			id = p
-			delete(s.planned, sp.Name())
+		// The plan run that announced the task is the nearest ancestor
+		// under which its id was announced; nil is a plan run at the top.
+		for a := sp.Parent(); ; a = a.Parent() {
+			k := plannedKey{a, sp.Name()}
+			if p, ok := s.planned[k]; ok {
+				id = p
+				delete(s.planned, k)
+				break
+			}
+			if a == nil {
+				break
+			}
 		}
 	}
 	if id == 0 {
@@ -156,13 +179,27 @@ func (s *Sink) idLocked(sp *trace.Span, kind string) uint64 {
 // parentLocked is the number of sp's nearest shown ancestor, 0 for none.
 // A planned plan task keeps the parent Plan gave it (the model ignores the
 // parent of a call it knows).
-func (s *Sink) parentLocked(sp *trace.Span) uint64 {
-	for p := sp.Parent(); p != nil; p = p.Parent() {
+func (s *Sink) parentLocked(sp *trace.Span) uint64 { return s.shownLocked(sp.Parent()) }
+
+// shownLocked is the number of sp or of its nearest shown ancestor, 0 for
+// none.
+func (s *Sink) shownLocked(sp *trace.Span) uint64 {
+	for p := sp; p != nil; p = p.Parent() {
 		if id, ok := s.ids[p]; ok {
 			return id
 		}
 	}
 	return 0
+}
+
+// forgetPlannedLocked drops the tasks announced under sp that never
+// started: sp has ended, so none of them will.
+func (s *Sink) forgetPlannedLocked(sp *trace.Span) {
+	for k := range s.planned {
+		if k.scope == sp {
+			delete(s.planned, k)
+		}
+	}
 }
 
 // lastLine is the last non-empty line of text, trimmed.

@@ -115,7 +115,7 @@ func TestSinkEvents(t *testing.T) {
 func TestSinkPlan(t *testing.T) {
 	rec := &recorder{}
 	s := NewSink(rec)
-	s.Plan([]PlannedTask{
+	s.Plan(nil, []PlannedTask{
 		{ID: "IMPL-1", Title: "Design", Agent: "@action-planning-agent", Completed: true},
 		{ID: "IMPL-2", Title: "Implement"},
 		{ID: "IMPL-2.1", Parent: "IMPL-2", Title: "Tokens", Agent: "@code-developer"},
@@ -143,4 +143,49 @@ func TestSinkPlan(t *testing.T) {
 	}
 	task.End(trace.Result{Status: trace.Completed}, trace.Usage{})
 	pt.End(trace.Result{Status: trace.Completed}, trace.Usage{})
+}
+
+// TestSinkPlanUnderPlanRun: tasks announced under the step of a
+// workflow's (plan-run) hang below it, not at the top beside the
+// workflow's other calls; a second plan-run of the same plan (same task
+// ids) gets its own calls below its own step, and the tasks the first
+// one never started are forgotten when it ends.
+func TestSinkPlanUnderPlanRun(t *testing.T) {
+	rec := &recorder{}
+	s := NewSink(rec)
+	ctx := trace.WithSinks(context.Background(), s)
+	_, other := trace.Start(ctx, trace.Step, "watch", nil)
+	run := func(name string) {
+		rctx, step := trace.Start(ctx, trace.Step, name, nil)
+		s.Plan(step, []PlannedTask{{ID: "IMPL-1"}, {ID: "IMPL-2"}, {ID: "IMPL-2.1", Parent: "IMPL-2"}})
+		_, pt := trace.Start(rctx, trace.PlanTask, "IMPL-2.1", nil)
+		pt.End(trace.Result{Status: trace.Completed}, trace.Usage{})
+		step.End(trace.Result{Status: trace.Completed}, trace.Usage{})
+	}
+	run("plan-run A")
+	run("plan-run B")
+	other.End(trace.Result{Status: trace.Completed}, trace.Usage{})
+	want := `2 id=1 parent=0 step "watch"
+2 id=2 parent=0 step "plan-run A"
+0 id=3 parent=2 plan task "IMPL-1"
+0 id=4 parent=2 plan task "IMPL-2"
+0 id=5 parent=4 plan task "IMPL-2.1"
+2 id=5 parent=2 plan task "IMPL-2.1"
+4 id=5 parent=2 plan task "IMPL-2.1" completed 0+0
+4 id=2 parent=0 step "plan-run A" completed 0+0
+2 id=6 parent=0 step "plan-run B"
+0 id=7 parent=6 plan task "IMPL-1"
+0 id=8 parent=6 plan task "IMPL-2"
+0 id=9 parent=8 plan task "IMPL-2.1"
+2 id=9 parent=6 plan task "IMPL-2.1"
+4 id=9 parent=6 plan task "IMPL-2.1" completed 0+0
+4 id=6 parent=0 step "plan-run B" completed 0+0
+4 id=1 parent=0 step "watch" completed 0+0
+`
+	if got := rec.String(); got != want {
+		t.Fatalf("events:\n%s\nwant:\n%s", got, want)
+	}
+	if len(s.planned) != 0 {
+		t.Fatalf("%d announced tasks left after both plan runs ended", len(s.planned))
+	}
 }
