@@ -186,6 +186,9 @@ func parsePlaceholders(s string) (Word, error) {
 			continue
 		}
 		if !knownPlaceholder(name) {
+			if name == "system_prompt" {
+				return nil, fmt.Errorf("unknown placeholder {system_prompt} (start's earlier name of the role: write {role})")
+			}
 			return nil, fmt.Errorf("unknown placeholder {%s} (known: {%s})", name, strings.Join(Placeholders, "}, {"))
 		}
 		flush()

@@ -19,6 +19,7 @@ func TestValidate(t *testing.T) {
 		{agent.Definition{Command: "FOO=1 BAR=2"}, "empty command"},
 		{agent.Definition{Command: "claude --x {promt}"}, "unknown placeholder {promt} (known: {prompt}, {role}, {role_file}, {model}, {date}, {instructions}, {task}, {root}, {bin})"},
 		{agent.Definition{Command: "claude --x {{.modle}}"}, "unknown placeholder {modle}"},
+		{agent.Definition{Command: "claude --append-system-prompt '{system_prompt}'"}, "unknown placeholder {system_prompt} (start's earlier name of the role: write {role})"},
 		{agent.Definition{Command: "claude 'open"}, "unterminated single quote"},
 		{agent.Definition{Command: `claude "open`}, "unterminated double quote"},
 		{agent.Definition{Command: `claude \`}, "unterminated escape at the end of the command"},

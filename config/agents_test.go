@@ -174,6 +174,11 @@ func TestAgentTableErrors(t *testing.T) {
 		{"task placeholder", "[tasks.t]\nprompt = \"{instruction}\"\n", []string{"c.toml:2:10: tasks.t.prompt: unknown placeholder {instruction} (did you mean {instructions}?)"}},
 		{"task role", "[tasks.t]\nrole = \"nobody\"\nprompt = \"x\"\n", []string{"c.toml:1:8: tasks.t.role: unknown role 'nobody'"}},
 		{"task unknown key", "[tasks.t]\nprompt = \"x\"\nagnet = \"claude\"\n", []string{"c.toml:3:1: unknown key 'tasks.t.agnet' (did you mean 'agent'?)"}},
+		{"start's keys", "[settings]\ndefault_agent = \"a\"\n[agents.a]\ncommand = \"a\"\nurl = \"https://example.com\"\n[context.env]\nfile = \"E.md\"\n", []string{
+			"c.toml:1:2: unknown key 'settings' (start's [settings] table: write default_agent and default_role at the top level of the file; shell and command_timeout are keys of each role, context or task)",
+			"c.toml:5:1: unknown key 'agents.a.url' (a link of start's agent definitions that evalrun does not read: remove it, or name it in description)",
+			"c.toml:6:2: unknown key 'context.env' (start's [context.env] is [contexts.env] here)",
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := write(t, t.TempDir(), "c.toml", tc.text)

@@ -358,8 +358,25 @@ func unknownKeyMessage(key []string) string {
 	}
 	if best != "" {
 		msg += fmt.Sprintf(" (did you mean '%s'?)", best)
+	} else if hint := startKeyHint(key); hint != "" {
+		msg += " (" + hint + ")"
 	}
 	return msg
+}
+
+// startKeyHint explains the keys of start's configuration that a user
+// pasting it brings along and that evalrun names differently or does not
+// read, "" for any other key.
+func startKeyHint(key []string) string {
+	switch {
+	case key[0] == "settings":
+		return "start's [settings] table: write default_agent and default_role at the top level of the file; shell and command_timeout are keys of each role, context or task"
+	case len(key) == 3 && key[0] == "agents" && (key[2] == "url" || key[2] == "models_url"):
+		return "a link of start's agent definitions that evalrun does not read: remove it, or name it in description"
+	case len(key) >= 2 && key[0] == "context":
+		return fmt.Sprintf("start's [context.%s] is [contexts.%s] here", key[1], key[1])
+	}
+	return ""
 }
 
 func cutLast(k string) (parent, last string, ok bool) {
