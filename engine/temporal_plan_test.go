@@ -109,6 +109,8 @@ type stepSpan struct {
 type planWorkflow struct {
 	value      value.Value
 	err        error
+	// output is the workflow's result (its usage, its budget's refusal).
+	output     temporal.RunOutput
 	activities []string
 	steps      []stepSpan
 }
@@ -179,7 +181,7 @@ func runPlanWorkflowWith(t *testing.T, root, src, provider string, setup ...func
 	if err != nil {
 		t.Fatal(err)
 	}
-	out.value = v
+	out.value, out.output = v, ro
 	return out
 }
 
