@@ -47,16 +47,23 @@ func (t Temporal) conn() temporal.Connection {
 // worker's [limits] max_cost_usd and max_tokens, which would count the
 // calls of every run it serves together, are not applied.
 func (e *Engine) Serve(ctx context.Context, t Temporal, activitiesOnly bool) error {
-	if e.budget != nil {
-		sinks := make([]trace.Sink, 0, len(e.sinks))
-		for _, s := range e.sinks {
-			if s != trace.Sink(e.budget) {
-				sinks = append(sinks, s)
-			}
-		}
-		e.sinks, e.budget = sinks, nil
-	}
+	e.dropBudget()
 	return temporal.Serve(ctx, t.conn(), workerTasks{e, e.tasks}, e.runTasks, activitiesOnly)
+}
+
+// dropBudget removes the engine's budget gate from its sinks: a worker's
+// calls belong to runs whose budgets their workflows keep.
+func (e *Engine) dropBudget() {
+	if e.budget == nil {
+		return
+	}
+	sinks := make([]trace.Sink, 0, len(e.sinks))
+	for _, s := range e.sinks {
+		if s != trace.Sink(e.budget) {
+			sinks = append(sinks, s)
+		}
+	}
+	e.sinks, e.budget = sinks, nil
 }
 
 // runTasks makes the task system of one run a worker executes calls of:

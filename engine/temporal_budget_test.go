@@ -3,10 +3,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/temporal"
@@ -76,5 +79,47 @@ func TestPlanBudgetOnTemporal(t *testing.T) {
 		` "IMPL-002.2" (dict "status" "not_started") "IMPL-003.2" (dict "status" "not_started") "IMPL-004" (dict "status" "not_started"))`
 	if !strings.HasSuffix(got, tail) {
 		t.Errorf("got  %s\nwant it to end %s", got, tail)
+	}
+}
+
+// TestWorkerKeepsNoBudget: the budget of a worker's own engine (its
+// [limits] or options) is not applied to the calls it executes — it would
+// count the calls of every run it serves together; a run's budget is its
+// workflow's. With max_tokens 1 on the worker, every plan step's calls run.
+func TestWorkerKeepsNoBudget(t *testing.T) {
+	root := planProject(t)
+	e, err := Open(Options{WorkDir: root, Provider: "echo", MaxTokens: 1, Stderr: &bytes.Buffer{}, Getenv: func(k string) string {
+		if k == "HOME" || k == "EVALRUN_HOME" {
+			return root
+		}
+		return os.Getenv(k)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if e.budget == nil {
+		t.Fatal("the engine has no budget to drop")
+	}
+	e.dropBudget()
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(quietLog())
+	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Minute)
+	temporal.RegisterWorker(env, workerTasks{e, e.tasks}, e.runTasks, false)
+	env.ExecuteWorkflow(temporal.WorkflowName, temporal.RunInput{Sources: []temporal.Source{{Name: "wf.sexp", Text: `(map (lambda (s) (get s "status")) (values (plan-run "` + planDir + `")))`}}})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var ro temporal.RunOutput
+	if err := env.GetWorkflowResult(&ro); err != nil {
+		t.Fatal(err)
+	}
+	v, err := temporal.Decode(ro.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `("completed" "completed" "completed" "completed" "completed" "completed")`; v.String() != want || ro.Budget != nil {
+		t.Errorf("statuses %s (budget %v), want %s", v, ro.Budget, want)
 	}
 }
