@@ -107,8 +107,8 @@ type stepSpan struct {
 // of the engine of root: its value or error, the names of the activities
 // it ran, and the span of each plan step.
 type planWorkflow struct {
-	value      value.Value
-	err        error
+	value value.Value
+	err   error
 	// output is the workflow's result (its usage, its budget's refusal).
 	output     temporal.RunOutput
 	activities []string
