@@ -251,3 +251,29 @@ func TestBudgetPlanSteps(t *testing.T) {
 		t.Errorf("%d plan steps started, ran %q; want 1, IMPL-1", n, c.calls())
 	}
 }
+
+// TestBudgetParallelMap: under a parallel-map the calls already running
+// when the budget is spent finish and count, as locally; no call starts
+// after that. With concurrency 2, calls of $0.01 and a budget of $0.03,
+// three or four calls run (the fourth may have started before the third
+// finished), the other six are refused, and the usage counts exactly the
+// calls that ran.
+func TestBudgetParallelMap(t *testing.T) {
+	c := newCostTasks(0.01)
+	env := costEnv(t, c)
+	started := countActivities(env)
+	src := `(parallel-map (lambda (n) (let ((r (greet (name n)))) (if (task-ok? r) "ok" (get-field r "content")))) (list "0" "1" "2" "3" "4" "5" "6" "7" "8" "9"))`
+	got, out := runOutput(t, env, temporal.RunInput{Sources: source(src), Budget: tasksystem.Budget{MaxCostUSD: 0.03}, Limits: evaluator.Limits{Concurrency: 2}})
+	ran := started(temporal.TaskActivityName)
+	if ran < 3 || ran > 4 {
+		t.Fatalf("%d calls ran, want 3 or 4", ran)
+	}
+	// A call refused while the fourth ran names $0.03, later ones $0.04.
+	refused := strings.Count(got, `"budget spent: $0.0300 of $0.0300"`) + strings.Count(got, `"budget spent: $0.0400 of $0.0300"`)
+	if strings.Count(got, `"ok"`) != ran || refused != 10-ran {
+		t.Errorf("value %s: want %d \"ok\" and %d refused", got, ran, 10-ran)
+	}
+	if out.Usage.Calls != ran || out.Usage.InputTokens != 100*ran {
+		t.Errorf("usage %+v, want %d calls", out.Usage, ran)
+	}
+}
