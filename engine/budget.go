@@ -2,42 +2,25 @@ package engine
 
 import (
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/journal"
+	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/trace"
 )
 
 // ReasonResourceExhaustion is the failure reason of a task call refused
 // because the run's budget is spent (SPEC §14.9).
-const ReasonResourceExhaustion = "resource_exhaustion"
+const ReasonResourceExhaustion = tasksystem.ReasonResourceExhaustion
 
 // BudgetError is the error of a call refused because the run's budget is
 // spent (SPEC §14.9): "budget spent: $2.01 of $2.00", or "budget spent:
 // 10234 of 10000 tokens" for max_tokens. Its Reason is
 // resource_exhaustion; Engine.BudgetError returns the first one of a run.
-type BudgetError struct {
-	// Resource is "cost" or "tokens".
-	Resource string
-	// UsedUSD and LimitUSD are the spending and max_cost_usd (cost).
-	UsedUSD, LimitUSD float64
-	// UsedTokens and LimitTokens are the tokens used and max_tokens
-	// (tokens).
-	UsedTokens, LimitTokens int64
-}
-
-// Error is the message of SPEC §14.9.
-func (e *BudgetError) Error() string {
-	if e.Resource == "tokens" {
-		return fmt.Sprintf("budget spent: %d of %d tokens", e.UsedTokens, e.LimitTokens)
-	}
-	return fmt.Sprintf("budget spent: %s of %s", journal.FormatBudgetUSD(e.UsedUSD, e.LimitUSD), journal.FormatBudgetUSD(e.LimitUSD, e.LimitUSD))
-}
-
-// Reason is the TaskResult failure reason: resource_exhaustion.
-func (e *BudgetError) Reason() string { return ReasonResourceExhaustion }
+// A run on Temporal refuses its calls with the same error (package
+// temporal keeps the budget in the workflow).
+type BudgetError = tasksystem.BudgetError
 
 // budget is the trace sink and gate that keeps a run within max_cost_usd
 // and max_tokens (SPEC §14.9). It counts the tokens and cost of every task
@@ -48,30 +31,27 @@ func (e *BudgetError) Reason() string { return ReasonResourceExhaustion }
 // starts, while the calls already running finish and are counted. It is
 // installed after the journal, whose replays pass before it: a replayed
 // call costs nothing. Observe and Before run on the calls' goroutines;
-// mu guards the counts.
-//
-// Costs are summed in nanodollars, so that ten calls of $0.01 spend a
-// budget of $0.10 exactly (in float64 they sum to 0.09999999999999999).
+// mu guards the counts. The counting and the refusal are
+// tasksystem.Budget's and tasksystem.Spending's, which the workflow of a
+// run on Temporal uses too.
 type budget struct {
-	maxCost   int64 // nanodollars
-	maxTokens int64
+	limits tasksystem.Budget
 
 	mu      sync.Mutex
-	cost    int64 // nanodollars
-	tokens  int64
+	spent   tasksystem.Spending
 	refused *BudgetError
 }
-
-// nano converts US dollars to nanodollars.
-func nano(usd float64) int64 { return int64(math.Round(usd * 1e9)) }
 
 // newBudget returns the budget of a run, nil when neither limit is set.
 // prior is what the resumed runs spent.
 func newBudget(maxCost float64, maxTokens int64, prior journal.Spent) *budget {
-	if maxCost <= 0 && maxTokens <= 0 {
+	limits := tasksystem.Budget{MaxCostUSD: max(maxCost, 0), MaxTokens: max(maxTokens, 0)}
+	if !limits.On() {
 		return nil
 	}
-	return &budget{maxCost: nano(maxCost), maxTokens: maxTokens, cost: nano(prior.CostUSD), tokens: prior.Tokens}
+	b := &budget{limits: limits}
+	b.spent.Add(prior.CostUSD, prior.Tokens)
+	return b
 }
 
 // Observe implements trace.Sink: an ended task call that was not replayed
@@ -82,8 +62,7 @@ func (b *budget) Observe(e trace.Event) {
 	}
 	u := e.Span.Usage()
 	b.mu.Lock()
-	b.tokens += int64(u.InputTokens + u.OutputTokens)
-	b.cost += nano(u.CostUSD)
+	b.spent.Add(u.CostUSD, int64(u.InputTokens+u.OutputTokens))
 	b.mu.Unlock()
 }
 
@@ -93,27 +72,19 @@ func (b *budget) Before(s *trace.Span) (trace.Answer, bool) {
 	if s.Kind() != trace.Task {
 		return trace.Answer{}, false
 	}
-	if err := b.spent(); err != nil {
+	if err := b.check(); err != nil {
 		return trace.Answer{Err: err}, true
 	}
 	return trace.Answer{}, false
 }
 
-// spent returns the error of a spent budget, remembering the first, or
+// check returns the error of a spent budget, remembering the first, or
 // nil while money and tokens remain.
-func (b *budget) spent() *BudgetError {
+func (b *budget) check() *BudgetError {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var err *BudgetError
-	switch {
-	case b.maxCost > 0 && b.cost >= b.maxCost:
-		err = &BudgetError{Resource: "cost", UsedUSD: float64(b.cost) / 1e9, LimitUSD: float64(b.maxCost) / 1e9}
-	case b.maxTokens > 0 && b.tokens >= b.maxTokens:
-		err = &BudgetError{Resource: "tokens", UsedTokens: b.tokens, LimitTokens: b.maxTokens}
-	default:
-		return nil
-	}
-	if b.refused == nil {
+	err := b.limits.Spent(b.spent)
+	if err != nil && b.refused == nil {
 		b.refused = err
 	}
 	return err
@@ -127,6 +98,16 @@ func (b *budget) firstRefusal() *BudgetError {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.refused
+}
+
+// budgetLimits are the run's budgets (--max-cost and --max-tokens, else
+// [limits] max_cost_usd and max_tokens), zero when none is set: what a
+// run on Temporal hands its workflow.
+func (b *budget) budgetLimits() tasksystem.Budget {
+	if b == nil {
+		return tasksystem.Budget{}
+	}
+	return b.limits
 }
 
 // BudgetWarnings are the warnings of `evalrun check` about a cost budget

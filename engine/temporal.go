@@ -41,8 +41,29 @@ func (t Temporal) conn() temporal.Connection {
 // done: it evaluates evalrun.Run workflows and executes their calls with
 // the engine's providers, tools, agents and memory; with activitiesOnly it
 // only executes calls.
+//
+// A worker keeps no budget of its own: the budget of a run is the one its
+// client gave it (Start), kept by the workflow across all workers, so the
+// worker's [limits] max_cost_usd and max_tokens, which would count the
+// calls of every run it serves together, are not applied.
 func (e *Engine) Serve(ctx context.Context, t Temporal, activitiesOnly bool) error {
+	e.dropBudget()
 	return temporal.Serve(ctx, t.conn(), workerTasks{e, e.tasks}, e.runTasks, activitiesOnly)
+}
+
+// dropBudget removes the engine's budget gate from its sinks: a worker's
+// calls belong to runs whose budgets their workflows keep.
+func (e *Engine) dropBudget() {
+	if e.budget == nil {
+		return
+	}
+	sinks := make([]trace.Sink, 0, len(e.sinks))
+	for _, s := range e.sinks {
+		if s != trace.Sink(e.budget) {
+			sinks = append(sinks, s)
+		}
+	}
+	e.sinks, e.budget = sinks, nil
 }
 
 // runTasks makes the task system of one run a worker executes calls of:
@@ -62,9 +83,13 @@ func (e *Engine) runTasks(k temporal.RunKey) evaluator.Tasks {
 
 // Start starts the program of srcs (every file, in order) as a run on
 // Temporal with the engine's inputs and limits, and returns the workflow
-// id. A syntax error is reported here, before anything starts.
+// id. A syntax error is reported here, before anything starts. The run's
+// budget (SPEC §14.9) is this engine's, as a local run of it would have:
+// Options.MaxCostUSD and MaxTokens, else [limits] max_cost_usd and
+// max_tokens of the configuration it loaded; the workflow keeps it.
 func (e *Engine) Start(ctx context.Context, t Temporal, srcs []*sexp.Source) (string, error) {
 	in := temporal.RunInput{
+		Budget: e.budget.budgetLimits(),
 		Limits: e.limits,
 		Calls: temporal.CallOptions{
 			Attempts:  e.ws.Config.Limits.LLMAttempts,

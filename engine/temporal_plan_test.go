@@ -107,8 +107,10 @@ type stepSpan struct {
 // of the engine of root: its value or error, the names of the activities
 // it ran, and the span of each plan step.
 type planWorkflow struct {
-	value      value.Value
-	err        error
+	value value.Value
+	err   error
+	// output is the workflow's result (its usage, its budget's refusal).
+	output     temporal.RunOutput
 	activities []string
 	steps      []stepSpan
 }
@@ -179,7 +181,7 @@ func runPlanWorkflowWith(t *testing.T, root, src, provider string, setup ...func
 	if err != nil {
 		t.Fatal(err)
 	}
-	out.value = v
+	out.value, out.output = v, ro
 	return out
 }
 

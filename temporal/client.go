@@ -98,7 +98,8 @@ func (e *RunError) Error() string { return e.Message }
 
 // Await waits until the run id ends and returns its value. An evaluation
 // error is a *RunError; a cancelled workflow is a *RunError of kind
-// cancelled.
+// cancelled. A run whose budget refused calls (SPEC §14.9) returns its
+// value and a *tasksystem.BudgetError, the first refusal.
 func Await(ctx context.Context, conn Connection, id string) (value.Value, error) {
 	v, _, err := Follow(ctx, conn, id, nil)
 	return v, err
@@ -120,7 +121,8 @@ const finalQueryTimeout = 2 * time.Second
 // lines) every FollowEvery while it runs, and once more when it has ended,
 // and hands each batch of new events to onEvents, in order, from one
 // goroutine. A progress query that fails is not an error: the next one
-// asks again from the same event.
+// asks again from the same event. As with Await, a run whose budget
+// refused calls returns its value with a *tasksystem.BudgetError.
 func Follow(ctx context.Context, conn Connection, id string, onEvents func([]ProgressEvent)) (value.Value, tasksystem.RunUsage, error) {
 	cl, err := conn.dial(ctx)
 	if err != nil {
@@ -232,6 +234,10 @@ func follow(ctx context.Context, r followedRun, every time.Duration, onEvents fu
 		return nil, usage, err
 	}
 	v, err := Decode(res.out.Value)
+	if err == nil && res.out.Budget != nil {
+		// The run has a value, and its budget refused calls: both.
+		return v, res.out.Usage, res.out.Budget
+	}
 	return v, res.out.Usage, err
 }
 

@@ -59,7 +59,14 @@
 //   - A call activity returns a CallResult: its value and what it used,
 //     counted from the task spans its call made on the worker (a
 //     TraceSinker's sinks observe them too). The workflow sums the usage:
-//     (run-usage), the run's result and the usage line report it.
+//     (run-usage), the run's result and the usage line report it. A plan
+//     step activity returns its usage the same way (PlanStepOutput.Usage),
+//     and each step is a plan-task span in the workflow.
+//   - Budgets (budget.go): RunInput.Budget, the client's, is kept in the
+//     workflow from what the calls returned they used; a task call or plan
+//     step that would start once it is spent is refused without an
+//     activity (tasksystem.BudgetError, as locally), and RunOutput.Budget
+//     carries the first refusal to the client.
 //
 // A worker registers both halves:
 //

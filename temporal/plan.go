@@ -8,6 +8,7 @@ import (
 
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/plan"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -97,6 +98,11 @@ type PlanStepOutput struct {
 	Error             string `json:",omitempty"`
 	Stop              string `json:",omitempty"`
 	Step              string `json:",omitempty"`
+	// Usage is what the step's calls used (its agent and task calls, as
+	// a call activity's CallResult.Usage), which the workflow adds to the
+	// run's usage and budget; nil when the worker traced no call, and in
+	// a result recorded before steps reported their usage.
+	Usage *CallUsage `json:",omitempty"`
 }
 
 // planWorker returns the PlanWorker of the call's task system.
@@ -157,7 +163,8 @@ func (a *Activities) PlanStep(ctx context.Context, in PlanStepInput) (PlanStepOu
 		run = activity.GetInfo(ctx).WorkflowExecution.ID
 	}
 	stop := a.heartbeat(ctx)
-	r, err := p.RunPlanStep(ctx, in.Dir, in.Options, in.TaskID, in.Sums, run)
+	us := newUsageSink(trace.PlanTask)
+	r, err := p.RunPlanStep(traced(ctx, a.tasksFor(ctx, in.RunStart), us), in.Dir, in.Options, in.TaskID, in.Sums, run)
 	stop()
 	if ierr := interrupted(ctx); ierr != nil {
 		return PlanStepOutput{}, ierr
@@ -165,7 +172,7 @@ func (a *Activities) PlanStep(ctx context.Context, in PlanStepInput) (PlanStepOu
 	if err != nil {
 		return PlanStepOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errPlan, nil)
 	}
-	out := PlanStepOutput{Completed: r.Completed, Failed: r.Failed, Answer: r.Answer, Tokens: r.Tokens, CostUSD: r.CostUSD, Reason: r.Reason}
+	out := PlanStepOutput{Completed: r.Completed, Failed: r.Failed, Answer: r.Answer, Tokens: r.Tokens, CostUSD: r.CostUSD, Reason: r.Reason, Usage: us.usage()}
 	if r.Err != nil {
 		out.Error = r.Err.Error()
 		var me *plan.ManualError
@@ -238,7 +245,7 @@ func (t *workflowTasks) RunPlan(ctx context.Context, dir string, o evaluator.Pla
 					var out PlanStepOutput
 					release, err := t.acquireAgents(c, agents)
 					if err == nil {
-						err = workflow.ExecuteActivity(c, PlanStepActivityName, in).Get(c, &out)
+						out, err = t.planStep(ctx, c, in, agents)
 						release()
 					}
 					done.Send(c, planDone{id: id, out: out, err: err})
@@ -303,6 +310,50 @@ func (t *workflowTasks) RunPlan(ctx context.Context, dir string, o evaluator.Pla
 		res.Set(ns.ID, value.DictOf("status", value.String("not_started")))
 	}
 	return res, nil
+}
+
+// planStep runs one plan step as an activity inside a plan-task span,
+// which the live display shows as a local run's plan task, ending with
+// what the step used; a spent budget refuses the step before it starts
+// (budget.go): it fails as a task whose call the budget refused does
+// locally, "resource_exhaustion: budget spent: …". agents are the agents
+// the step runs; when it is one, the span names it as its executor.
+func (t *workflowTasks) planStep(ctx context.Context, c workflow.Context, in PlanStepInput, agents []string) (PlanStepOutput, error) {
+	var attrs []trace.Attr
+	if len(agents) == 1 {
+		attrs = append(attrs, trace.Executor(agents[0]))
+	}
+	_, span := trace.Start(ctx, trace.PlanTask, in.TaskID, nil, attrs...)
+	span.Running()
+	var out PlanStepOutput
+	var err error
+	if berr := t.refuse(); berr != nil {
+		out = PlanStepOutput{Failed: true, Reason: berr.Reason() + ": " + berr.Error()}
+		out.Error = out.Reason
+	} else {
+		err = workflow.ExecuteActivity(c, PlanStepActivityName, in).Get(c, &out)
+	}
+	// The span ends with what the step's calls used: the display shows
+	// the step as one call, not its agent calls on the worker.
+	var su trace.Usage
+	if out.Usage != nil {
+		u := out.Usage.Run
+		t.addUsage(u)
+		su = trace.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, Turns: u.Turns, CostUSD: u.CostUSD, CostKnown: u.CostUnknown == 0}
+	}
+	r := trace.Result{Status: trace.Completed, Value: value.String(out.Answer), Attempts: 1}
+	switch {
+	case err != nil:
+		r = trace.Result{Status: trace.Failed, Error: firstLine(activityMessage(err)), Attempts: 1}
+	case !out.Completed:
+		msg := out.Reason
+		if msg == "" {
+			msg = firstLine(out.Error)
+		}
+		r = trace.Result{Status: trace.Failed, Error: msg, Attempts: 1}
+	}
+	span.End(r, su)
+	return out, err
 }
 
 // stepStop is the error of a step that stops the run: a *PlanStop for a

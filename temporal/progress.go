@@ -220,7 +220,7 @@ func addUsage(a *tasksystem.RunUsage, b tasksystem.RunUsage) {
 
 // TraceSinker is an optional interface of the evaluator.Tasks a worker
 // executes calls with: the trace sinks its calls are observed by (the
-// engine's provenance lines, echo notice, budget). An activity installs
+// engine's provenance lines, echo notice). An activity installs
 // them together with its own usage sink, since a call's context can carry
 // only one set of sinks.
 type TraceSinker interface {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/evalrun/evalrun/tasksystem"
 	"github.com/evalrun/evalrun/temporal"
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -36,17 +37,23 @@ type replayCase struct {
 	// usage records calls that report what they used (usageTasks): their
 	// results are CallResults with usage.
 	usage bool
+	// budget is the run's budget (RunInput.Budget).
+	budget tasksystem.Budget
 }
 
 var replayCases = []replayCase{
-	{"replay-sequential.json", `(list (get-field (greet (name "a")) "content") (get-field (greet (name "b")) "content"))`, []int{1, 1}, false},
-	{"replay-parallel-nested.json", `(parallel-map (lambda (n) (get-field (greet (name (get-field (greet (name n)) "content"))) "content")) (list "a" "b" "c"))`, []int{3, 3}, false},
-	{"replay-defatom.json", `(defatom hi (params (name string)) (instructions "Hi {{name}}")) (parallel-map (lambda (n) (get-field (hi (name n)) "content")) (list "a" "b"))`, []int{2}, false},
-	{"replay-tool-context.json", `(list (get-field (upper (text "x")) "content") (get-field (get-context "auth") "summary"))`, []int{1, 1}, false},
-	{"replay-usage.json", `(log-message "start") (list (get-field (greet (name "a")) "content") (get-field (run-usage) "input_tokens"))`, []int{1}, true},
+	{"replay-sequential.json", `(list (get-field (greet (name "a")) "content") (get-field (greet (name "b")) "content"))`, []int{1, 1}, false, tasksystem.Budget{}},
+	{"replay-parallel-nested.json", `(parallel-map (lambda (n) (get-field (greet (name (get-field (greet (name n)) "content"))) "content")) (list "a" "b" "c"))`, []int{3, 3}, false, tasksystem.Budget{}},
+	{"replay-defatom.json", `(defatom hi (params (name string)) (instructions "Hi {{name}}")) (parallel-map (lambda (n) (get-field (hi (name n)) "content")) (list "a" "b"))`, []int{2}, false, tasksystem.Budget{}},
+	{"replay-tool-context.json", `(list (get-field (upper (text "x")) "content") (get-field (get-context "auth") "summary"))`, []int{1, 1}, false, tasksystem.Budget{}},
+	{"replay-usage.json", `(log-message "start") (list (get-field (greet (name "a")) "content") (get-field (run-usage) "input_tokens"))`, []int{1}, true, tasksystem.Budget{}},
 	// plan-load, then plan-run's preparation and its steps: IMPL-1, then
 	// IMPL-2 and IMPL-4 side by side, then IMPL-3 (plan_test.go).
-	{"replay-plan.json", `(list (get (plan-load "plans/a") "order") (keys (plan-run "plans/a" (parallel 3))))`, []int{1, 1, 1, 2, 1}, false},
+	{"replay-plan.json", `(list (get (plan-load "plans/a") "order") (keys (plan-run "plans/a" (parallel 3))))`, []int{1, 1, 1, 2, 1}, false, tasksystem.Budget{}},
+	// max_tokens 30: greet a and b use 16 tokens each; c is refused and
+	// schedules nothing, nor does the plan-run's first step after its
+	// preparation.
+	{"replay-budget.json", `(list (get-field (greet (name "a")) "content") (get-field (greet (name "b")) "content") (get-field (greet (name "c")) "content") (plan-run "plans/a"))`, []int{1, 1, 1}, true, tasksystem.Budget{MaxTokens: 30}},
 }
 
 // TestReplay replays the recorded histories with today's workflow: a change
@@ -153,7 +160,7 @@ func record(t *testing.T, c replayCase, path string) {
 		calls[id] = call{info.ActivityType.Name, p}
 		mu.Unlock()
 	})
-	in := temporal.RunInput{Sources: source(c.src)}
+	in := temporal.RunInput{Sources: source(c.src), Budget: c.budget}
 	env.ExecuteWorkflow(temporal.WorkflowName, in)
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)

@@ -37,6 +37,11 @@ type RunInput struct {
 	Limits evaluator.Limits
 	// Calls are the activity options of the calls.
 	Calls CallOptions
+	// Budget is the run's budget (SPEC §14.9), kept by the workflow for
+	// every worker: once what the finished calls reported spends it, no
+	// task call or plan step starts (budget.go). Zero is none, as in a
+	// history recorded before budgets travelled with the run.
+	Budget tasksystem.Budget
 }
 
 // CallOptions are the activity options of a run's task, tool and
@@ -92,6 +97,10 @@ type RunOutput struct {
 	Value Value
 	// Usage is what the run used of models (the usage line).
 	Usage tasksystem.RunUsage
+	// Budget, when set, is the error of the first call the run's budget
+	// refused: the run evaluated to Value, and ends as a local run whose
+	// budget was spent does (the value, then the message, exit 1).
+	Budget *tasksystem.BudgetError `json:",omitempty"`
 }
 
 // EvaluationErrorType is the type of the workflow's ApplicationError when
@@ -126,7 +135,7 @@ type Workflow struct {
 func (w *Workflow) Run(ctx workflow.Context, in RunInput) (RunOutput, error) {
 	rt := workflowRuntime{root: ctx}
 	start := workflow.GetInfo(ctx).WorkflowStartTime
-	tasks := &workflowTasks{registry: w.Registry, opts: in.Calls.activityOptions(), start: start}
+	tasks := &workflowTasks{registry: w.Registry, opts: in.Calls.activityOptions(), start: start, budget: in.Budget}
 	plog := &progressLog{root: ctx}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func(after int) (ProgressPage, error) {
 		return plog.page(after, tasks.usage), nil
@@ -185,7 +194,7 @@ func (w *Workflow) Run(ctx workflow.Context, in RunInput) (RunOutput, error) {
 		msg := fmt.Sprintf("the run's value is %d bytes encoded, over Temporal's payload limit of %d bytes", n, PayloadLimit)
 		return RunOutput{}, temporal.NewNonRetryableApplicationError(msg, EvaluationErrorType, nil, EvaluationError{Kind: "limit", Message: msg, Display: msg, Usage: tasks.usage})
 	}
-	return RunOutput{Value: x, Usage: tasks.usage}, nil
+	return RunOutput{Value: x, Usage: tasks.usage, Budget: tasks.refused}, nil
 }
 
 // evaluationFailure is the workflow error for an evaluation or syntax
@@ -236,6 +245,12 @@ type workflowTasks struct {
 	// which the display shows for its next calls while they run.
 	usage     tasksystem.RunUsage
 	executors map[string]string
+	// budget is the run's budget, spent what the finished calls reported
+	// they spent, refused the error of the first call it refused
+	// (budget.go).
+	budget  tasksystem.Budget
+	spent   tasksystem.Spending
+	refused *tasksystem.BudgetError
 }
 
 // RunUsage implements evaluator.UsageReporter: (run-usage) inside the
@@ -296,7 +311,7 @@ func (t *workflowTasks) Execute(ctx context.Context, call *evaluator.TaskCall) *
 func (t *workflowTasks) end(span *trace.Span, name string, r *value.TaskResult, u *CallUsage) {
 	var su trace.Usage
 	if u != nil {
-		addUsage(&t.usage, u.Run)
+		t.addUsage(u.Run)
 		su = u.Call
 		if u.Executor != "" && name != "" {
 			if t.executors == nil {
@@ -343,6 +358,11 @@ func (t *workflowTasks) execute(ctx context.Context, call *evaluator.TaskCall) (
 		return failed("execution_halted", fmt.Sprintf("%s: %v", what, err)), nil
 	}
 	defer release()
+	// A spent budget refuses the call as the local gate does, once it
+	// would start: after its slots (budget.go).
+	if err := t.refuse(); err != nil {
+		return failed(err.Reason(), err.Error()), nil
+	}
 	return t.run(ctx, TaskActivityName, "input of "+what, in)
 }
 
@@ -375,7 +395,7 @@ func (t *workflowTasks) GetContext(ctx context.Context, q evaluator.ContextQuery
 		return contextError(activityMessage(err))
 	}
 	if out.Usage != nil {
-		addUsage(&t.usage, out.Usage.Run)
+		t.addUsage(out.Usage.Run)
 	}
 	v, err := Decode(out.Value)
 	if err != nil {

@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -79,8 +80,8 @@ func (a *app) worker(c *workerCmd) int {
 // starts the workflow, then follows it (unless --detach) and prints its
 // value as a local run does, with the same exit codes.
 func (a *app) runTemporal(c *runCmd) int {
-	if c.Resume != "" || c.DryRun || c.Record != "" || c.MaxCost != 0 || c.MaxTokens != 0 {
-		a.errorf("--temporal cannot be combined with --resume, --dry-run, --record, --max-cost or --max-tokens")
+	if c.Resume != "" || c.DryRun || c.Record != "" {
+		a.errorf("--temporal cannot be combined with --resume, --dry-run or --record")
 		return exitUsage
 	}
 	if c.Provider != "" || c.Model != "" || len(c.RunFiles) > 0 || len(c.Templates) > 0 ||
@@ -197,8 +198,14 @@ func (a *app) followWith(t engine.Temporal, id string, asJSON bool, stopProgress
 	return exitInterrupted
 }
 
-// printRun prints a followed run's value or error as evaluate does.
+// printRun prints a followed run's value or error as evaluate does. A run
+// whose budget refused calls (SPEC §14.9) has its value printed, then the
+// budget's message, and exits 1, as a local run.
 func (a *app) printRun(v value.Value, err error, asJSON bool) int {
+	var budgetErr *engine.BudgetError
+	if errors.As(err, &budgetErr) {
+		err = nil
+	}
 	if err != nil {
 		if engine.IsInterrupted(err) {
 			a.errorf("interrupted")
@@ -207,6 +214,10 @@ func (a *app) printRun(v value.Value, err error, asJSON bool) int {
 		return a.reportError(err)
 	}
 	if !a.printValue(v, asJSON) {
+		return exitEval
+	}
+	if budgetErr != nil {
+		a.errorf("%v", budgetErr)
 		return exitEval
 	}
 	if msg, failed := failedResult(v); failed {

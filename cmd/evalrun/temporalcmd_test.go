@@ -114,6 +114,16 @@ func TestFollowDisplayAndUsage(t *testing.T) {
 		t.Fatalf("evaluation error: exit %d, stderr %q", code, stderr)
 	}
 
+	// A run whose budget refused calls (SPEC §14.9): its value, then the
+	// budget's message and the usage line, exit 1, as a local run.
+	spent := &engine.BudgetError{Resource: "cost", UsedUSD: 0.03, LimitUSD: 0.03}
+	cu := engine.Usage{Calls: 3, InputTokens: 300, OutputTokens: 30, Turns: 3, CostUSD: 0.03}
+	stdout, stderr, code = followCase(t, engine.ProgressNever, value.List{value.String("ok"), value.String("failed")}, cu, spent)
+	if code != exitEval || stdout != "(\"ok\" \"failed\")\n" ||
+		stderr != "log: greeted\nevalrun: budget spent: $0.0300 of $0.0300\nusage: 3 model calls, 300 input + 30 output tokens, 3 turns, $0.0300\n" {
+		t.Fatalf("spent budget: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
 	// No model call: no usage line.
 	_, stderr, _ = followCase(t, engine.ProgressNever, value.Int(3), engine.Usage{}, nil)
 	if stderr != "log: greeted\n" {
