@@ -48,7 +48,10 @@ func BenchmarkContextProcess(b *testing.B) {
 		b.Fatal(err)
 	}
 	home := filepath.Join(dir, "home")
-	env := append(os.Environ(), "HOME="+home, "EVALRUN_HOME="+filepath.Join(home, ".evalrun"))
+	// The ceiling keeps an .evalrun/ or .git above the temporary
+	// directory from becoming the project root.
+	env := append(os.Environ(), "HOME="+home, "EVALRUN_HOME="+filepath.Join(home, ".evalrun"),
+		"EVALRUN_CEILING_DIRECTORIES="+tree)
 	run := func(args ...string) string {
 		cmd := exec.Command(exe, args...)
 		cmd.Dir = tree
