@@ -24,6 +24,10 @@ import (
 // instead of walking. A ctime is trusted only when it is older than the
 // walk by racyMargin, so that a change made in the same tick of the
 // kernel's clock as the walk's read of the directory cannot be missed.
+// (This compares the file system's clock with the local one: on a network
+// file system whose clock runs more than racyMargin behind, a change made
+// within one tick of the walk could pass unseen until the directory
+// changes again.)
 //
 // Layout: manifestMagic, uvarint flags (manifestWalked), varint start of
 // the walk (ns), uvarint-prefixed database path relative to the root,
