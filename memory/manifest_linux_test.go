@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"slices"
@@ -202,6 +203,56 @@ func TestRefreshTrustsManifest(t *testing.T) {
 	step("old manifest", [5]int{3, 0, 0, 0, 1}, refreshWritten)
 	time.Sleep(10 * time.Millisecond)
 	step("after the old manifest", [5]int{3, 0, 0, 0, 1}, refreshVerified)
+}
+
+// TestManifestSaveDoesNotWait checks that a refresh which finds the files
+// of a stale manifest unchanged (a directory's ctime moved, as chmod or
+// utimes move it) stores the new manifest without waiting for another
+// connection's write lock (and leaves it for a later refresh), and stores
+// it once the lock is free.
+func TestManifestSaveDoesNotWait(t *testing.T) {
+	trustNow(t)
+	root := manifestTree(t)
+	db := filepath.Join(t.TempDir(), "index.db")
+	s := mustOpen(t, root, WithDBPath(db))
+	mustUpdate(t, s)
+	if err := os.Chtimes(filepath.Join(root, "sub"), time.Time{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+
+	other, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	st, err := s.Update(ctx)
+	if err != nil || counts(st) != [5]int{3, 0, 0, 0, 1} || s.lastRefresh != refreshListed {
+		t.Fatalf("refresh while locked: %v, counts %v, kind %d", err, counts(st), s.lastRefresh)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the refresh waited %v for the lock", d)
+	}
+	conn.ExecContext(context.Background(), "ROLLBACK")
+	conn.Close()
+
+	// The manifest was not stored: the next refresh lists again and
+	// stores it, and the one after trusts it.
+	for i, want := range []refreshKind{refreshListed, refreshVerified} {
+		if got := counts(mustUpdate(t, s)); got != [5]int{3, 0, 0, 0, 1} || s.lastRefresh != want {
+			t.Errorf("refresh %d after the lock: counts %v, kind %d, want %d", i+1, got, s.lastRefresh, want)
+		}
+	}
 }
 
 // appendFile appends text to the file at p.
