@@ -18,10 +18,14 @@ type ContextQuery struct {
 	Strategy string
 	// TopK is how many matches to return; 0 means the default, 5.
 	TopK int
+	// IDsOnly leaves the files' text out of the matches of Value (their
+	// content is ""), for a caller that shows only ids and scores: the
+	// content strategy then reads no file.
+	IDsOnly bool
 }
 
 func (q ContextQuery) query() memory.Query {
-	return memory.Query{Query: q.Query, Strategy: q.Strategy, TopK: q.TopK}
+	return memory.Query{Query: q.Query, Strategy: q.Strategy, TopK: q.TopK, SkipContent: q.IDsOnly}
 }
 
 // CheckContextQuery checks a lookup as `evalrun context` takes it — a

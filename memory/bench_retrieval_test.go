@@ -487,16 +487,22 @@ func BenchmarkRetrieval(b *testing.B) {
 	b.Logf("retrieval benchmark\n%s", tbl.String())
 	if os.Getenv("EVALRUN_BENCH_MISSES") != "" {
 		for _, h := range []*benchHalf{goHalf, pyHalf} {
-			for _, c := range h.cases[:min(40, len(h.cases))] {
+			if h.skip != "" {
+				continue
+			}
+			misses := 0
+			for _, c := range h.cases {
 				hits, _, _ := h.store.rankWith(context.Background(), &contentWeights, c.Query, 5)
 				var got []string
 				for _, x := range hits {
 					got = append(got, x.info.Path)
 				}
 				if !slices.Contains(got, c.Want) {
-					b.Logf("miss %q want %s got %v", c.Query, c.Want, got)
+					misses++
+					b.Logf("miss %s: %q want %s got %v", c.Name, c.Query, c.Want, got)
 				}
 			}
+			b.Logf("%s: %d of %d queries missed by content at 5", h.name, misses, len(h.cases))
 		}
 	}
 }

@@ -229,7 +229,8 @@ func skipQuoted(text string, i int, quote byte) int {
 
 // hashComments returns the spans of the # comments of text (a # at the start of a line
 // or after white space) and, with docstrings set (Python), its
-// triple-quoted strings.
+// triple-quoted strings and its docstrings in single or double quotes
+// (isDocstring).
 func hashComments(text string, docstrings bool) []span {
 	var out []span
 	n := len(text)
@@ -254,12 +255,41 @@ func hashComments(text string, docstrings bool) []span {
 				i += end + 6
 				continue
 			}
-			i = skipQuoted(text, i+1, c)
+			end := skipQuoted(text, i+1, c)
+			if end > i+1 && text[end-1] == c && isDocstring(text, i, end) {
+				out = append(out, span{i + 1, end - 1})
+			}
+			i = end
 		default:
 			i++
 		}
 	}
 	return out
+}
+
+// isDocstring reports whether the one-line string literal text[i:end] is a
+// Python docstring: alone on its line (but for white space and a #
+// comment) and the first statement of a def or class, so that the line
+// before it that is not blank ends with ':' (the start of the file counts
+// too). Docstrings with single quotes ("Same as a + b.") are as much
+// documentation as triple-quoted ones.
+func isDocstring(text string, i, end int) bool {
+	rest := text[end:]
+	if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+		rest = rest[:nl]
+	}
+	if rest = strings.TrimSpace(rest); rest != "" && rest[0] != '#' {
+		return false
+	}
+	j := i
+	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
+		j--
+	}
+	if j > 0 && text[j-1] != '\n' {
+		return false // not at the start of its line
+	}
+	before := strings.TrimRight(text[:j], " \t\r\n")
+	return before == "" || strings.HasSuffix(before, ":")
 }
 
 // markdownHeadings returns the text of the # headings of Markdown text.

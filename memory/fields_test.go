@@ -65,6 +65,12 @@ func TestComments(t *testing.T) {
 	if got, want := scanFields("m.py", pySrc).comments, []string{" top", "Return the thing.", " why"}; !cmp.Equal(got, want) {
 		t.Errorf("Python comments %q, want %q", got, want)
 	}
+	// Docstrings in single or double quotes are comments; other strings
+	// alone on a line are not.
+	pySrc = "'Module doc.'\nclass C:\n    'Class doc.'\ndef add(a, b) -> int:\n    \"Same as a + b.\"  # doc\n    x = (\n        \"not a doc\"\n    )\n    return 'no'\n"
+	if got, want := scanFields("op.py", pySrc).comments, []string{"Module doc.", "Class doc.", "Same as a + b.", " doc"}; !cmp.Equal(got, want) {
+		t.Errorf("Python one-line docstrings %q, want %q", got, want)
+	}
 	shSrc := "echo $# # count\n# note\n"
 	if got, want := scanFields("a.sh", shSrc).comments, []string{" count", " note"}; !cmp.Equal(got, want) {
 		t.Errorf("shell comments %q, want %q", got, want)

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // listedFile is one file the listing found, before any content is read.
@@ -21,6 +22,22 @@ type listedFile struct {
 	regular bool   // a regular file (not a symlink, directory or device)
 	size    int64
 	mtime   int64 // nanoseconds since the epoch
+}
+
+// listedDir is a directory a walk read, with the change time (ctime, in
+// nanoseconds) it had just before its entries were read.
+type listedDir struct {
+	path  string // relative to the root, '/'-separated; "" is the root
+	ctime int64  // 0 when unknown
+}
+
+// listing is what listFiles found: the files in manifest order (by
+// directory, then by name) and, for a walk, every directory it read.
+type listing struct {
+	files  []listedFile
+	dirs   []listedDir // sorted by path; nil unless walked
+	walked bool        // listed by a walk, not by git
+	start  int64       // when the walk began (nanoseconds since the epoch)
 }
 
 // skipDirs are the directories a walk outside a git work tree never enters
@@ -35,13 +52,13 @@ var skipDirs = map[string]bool{
 // tracked files plus untracked files that are not ignored; elsewhere a walk.
 // Paths for which exclude reports true are left out. Symbolic links and other
 // non-regular files are returned with regular false.
-func listFiles(ctx context.Context, root string, exclude func(string) bool, walk bool) ([]listedFile, error) {
+func listFiles(ctx context.Context, root string, exclude func(string) bool, walk bool) (listing, error) {
 	if walk || !inGitTree(root) {
 		return walkFiles(ctx, root, exclude)
 	}
 	paths, ok, err := gitFiles(ctx, root)
 	if err != nil {
-		return nil, err
+		return listing{}, err
 	}
 	if !ok {
 		return walkFiles(ctx, root, exclude)
@@ -60,8 +77,29 @@ func listFiles(ctx context.Context, root string, exclude func(string) bool, walk
 		}
 		files = append(files, fileOf(p, info))
 	}
-	slices.SortFunc(files, func(a, b listedFile) int { return strings.Compare(a.path, b.path) })
-	return files, nil
+	slices.SortFunc(files, compareListed)
+	return listing{files: files}, nil
+}
+
+// compareListed orders files by directory, then by name, so that the
+// files of one directory are next to each other in a listing.
+func compareListed(a, b listedFile) int {
+	da, na := splitPath(a.path)
+	db, nb := splitPath(b.path)
+	if c := strings.Compare(da, db); c != 0 {
+		return c
+	}
+	return strings.Compare(na, nb)
+}
+
+// splitPath splits a '/'-separated relative path into its directory ("" at
+// the root) and its base name.
+func splitPath(p string) (dir, name string) {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "", p
+	}
+	return p[:i], p[i+1:]
 }
 
 func fileOf(p string, info fs.FileInfo) listedFile {
@@ -141,17 +179,18 @@ func gitEnv() []string {
 // walkFiles lists root by walking it, skipping the directories of skipDirs,
 // hidden directories and symbolic links to directories. Directories are
 // read on several goroutines, and each file's size and time are read
-// relative to its open directory (statAt), which is what makes listing a
-// tree of 10,000 files cheap enough for every lookup's refresh. The result
-// is sorted by path.
-func walkFiles(ctx context.Context, root string, exclude func(string) bool) ([]listedFile, error) {
+// relative to its open directory (statAt). Each directory's change time is
+// read before its entries, for the manifest (manifest.go). The files are
+// sorted by directory, then name; the directories by path.
+func walkFiles(ctx context.Context, root string, exclude func(string) bool) (listing, error) {
+	start := time.Now().UnixNano()
 	rootDir, err := os.Open(root)
 	if err != nil {
-		return nil, err
+		return listing{}, err
 	}
 	if _, err := rootDir.ReadDir(1); err != nil && !errors.Is(err, io.EOF) {
 		rootDir.Close()
-		return nil, err
+		return listing{}, err
 	}
 	rootDir.Close()
 
@@ -162,17 +201,22 @@ func walkFiles(ctx context.Context, root string, exclude func(string) bool) ([]l
 		stack   = []string{""}
 		busy    int
 		files   []listedFile
+		dirs    []listedDir
 		workers sync.WaitGroup
 	)
-	readDir := func(rel string) (local []listedFile, subdirs []string) {
+	readDir := func(rel string) (local []listedFile, subdirs []string, ld listedDir, ok bool) {
 		dir := filepath.Join(root, filepath.FromSlash(rel))
 		f, err := openDir(dir)
 		if err != nil {
-			return nil, nil // an unreadable directory
+			// An unreadable directory: it has no entries, and its own
+			// change time tells when that may have changed.
+			ld = listedDir{path: rel, ctime: pathCtime(dir)}
+			return nil, nil, ld, ld.ctime != 0
 		}
 		defer f.Close()
-		entries, _ := f.ReadDir(-1)
 		fd := dirFD(f)
+		ld = listedDir{path: rel, ctime: dirCtime(fd)}
+		entries, _ := f.ReadDir(-1)
 		for _, d := range entries {
 			name := d.Name()
 			p := name
@@ -195,7 +239,7 @@ func walkFiles(ctx context.Context, root string, exclude func(string) bool) ([]l
 			lf.path = p
 			local = append(local, lf)
 		}
-		return local, subdirs
+		return local, subdirs, ld, true
 	}
 	for range walkWorkers {
 		workers.Add(1)
@@ -215,9 +259,12 @@ func walkFiles(ctx context.Context, root string, exclude func(string) bool) ([]l
 				stack = stack[:len(stack)-1]
 				busy++
 				mu.Unlock()
-				local, subdirs := readDir(rel)
+				local, subdirs, ld, ok := readDir(rel)
 				mu.Lock()
 				busy--
+				if ok {
+					dirs = append(dirs, ld)
+				}
 				files = append(files, local...)
 				stack = append(stack, subdirs...)
 				cond.Broadcast()
@@ -226,10 +273,11 @@ func walkFiles(ctx context.Context, root string, exclude func(string) bool) ([]l
 	}
 	workers.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return listing{}, err
 	}
-	slices.SortFunc(files, func(a, b listedFile) int { return strings.Compare(a.path, b.path) })
-	return files, nil
+	slices.SortFunc(files, compareListed)
+	slices.SortFunc(dirs, func(a, b listedDir) int { return strings.Compare(a.path, b.path) })
+	return listing{files: files, dirs: dirs, walked: true, start: start}, nil
 }
 
 // walkWorkers is how many directories a walk reads at once.

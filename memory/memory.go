@@ -79,6 +79,10 @@ type Query struct {
 	Strategy string
 	// TopK is how many matches to return; 0 means DefaultTopK.
 	TopK int
+	// SkipContent leaves the file text out of the content strategy's
+	// matches (Content ""), so that no file is read: for a caller that
+	// shows only ids and scores.
+	SkipContent bool
 }
 
 // Text returns the text a lookup ranks against: the query (or the template
@@ -350,13 +354,19 @@ func (m *Memory) Lookup(ctx context.Context, q Query) (Result, error) {
 	case StrategyLLM, StrategyLLMMetadata:
 		return m.llmLookup(ctx, s, strategy, text, k)
 	}
-	return s.Search(ctx, text, strategy, k)
+	return s.search(ctx, text, strategy, k, !q.SkipContent)
 }
 
 // Search ranks the indexed files against text with BM25F (the content or
 // metadata strategy, SPEC §15.2) and returns the k best matches. It does
 // not refresh the index.
 func (s *Store) Search(ctx context.Context, text, strategy string, k int) (Result, error) {
+	return s.search(ctx, text, strategy, k, true)
+}
+
+// search is Search; withText false leaves the file text out of content
+// matches.
+func (s *Store) search(ctx context.Context, text, strategy string, k int, withText bool) (Result, error) {
 	strategy, err := ParseStrategy(strategy)
 	if err != nil {
 		return Result{Error: err.Error()}, nil
@@ -382,7 +392,9 @@ func (s *Store) Search(ctx context.Context, text, strategy string, k int) (Resul
 		if f == fieldMetadata {
 			m.Content, m.ContentType = h.info.MetadataText(), ContentTypeMetadata
 		} else {
-			m.Content, _ = s.ReadText(h.info.Path, maxMatchText)
+			if withText {
+				m.Content, _ = s.ReadText(h.info.Path, maxMatchText)
+			}
 			m.ContentType = ContentTypeFile
 		}
 		matches = append(matches, m)

@@ -68,6 +68,16 @@ func TestLookupArguments(t *testing.T) {
 	if got := res.IDs(); !cmp.Equal(got, []string{"retry.go"}) || res.ContextSummary != `1 matches for "Explain the topic: retry policy" (content strategy, 2 files indexed)` {
 		t.Errorf("description + inputs: %v, %q", got, res.ContextSummary)
 	}
+	// SkipContent leaves the text out of content matches; by default it
+	// is there.
+	want := Match{ID: "retry.go", Content: "package x\n// retry policy\n", RelevanceScore: 1, ContentType: ContentTypeFile, SourcePath: "retry.go"}
+	if got := m.GetRelevantContextFor(ctx, Query{Query: "retry policy", TopK: 1}).Matches; !cmp.Equal(got, []Match{want}) {
+		t.Errorf("content match %+v, want %+v", got, want)
+	}
+	want.Content = ""
+	if got := m.GetRelevantContextFor(ctx, Query{Query: "retry policy", TopK: 1, SkipContent: true}).Matches; !cmp.Equal(got, []Match{want}) {
+		t.Errorf("content match without its text %+v, want %+v", got, want)
+	}
 }
 
 func TestQueryText(t *testing.T) {

@@ -15,3 +15,10 @@ func dirFD(*os.File) int { return -1 }
 func statAt(_ int, dirPath, name string) (listedFile, bool) {
 	return statOther(dirPath, name)
 }
+
+// dirCtime is unknown (0) where the change time cannot be read: a
+// manifest without change times is never trusted.
+func dirCtime(int) int64 { return 0 }
+
+// pathCtime is unknown (0) here.
+func pathCtime(string) int64 { return 0 }

@@ -49,3 +49,23 @@ func statAt(fd int, dirPath, name string) (listedFile, bool) {
 		mtime:   st.Mtim.Sec*1e9 + st.Mtim.Nsec,
 	}, true
 }
+
+// dirCtime returns the change time of the open directory fd in
+// nanoseconds, 0 when it cannot be read.
+func dirCtime(fd int) int64 {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return 0
+	}
+	return st.Ctim.Sec*1e9 + st.Ctim.Nsec
+}
+
+// pathCtime returns the change time of path (not followed) in
+// nanoseconds, 0 when it cannot be read.
+func pathCtime(path string) int64 {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		return 0
+	}
+	return st.Ctim.Sec*1e9 + st.Ctim.Nsec
+}

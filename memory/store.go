@@ -62,10 +62,12 @@ type Store struct {
 	root    string // absolute
 	dbPath  string // absolute
 	display string // the database path as the caller named it
+	rel     string // the database path relative to the root, "" outside it
 	db      *sql.DB
 	opts    options
 
-	updateMu sync.Mutex
+	updateMu    sync.Mutex
+	lastRefresh refreshKind // how the last update went; guarded by updateMu
 
 	stmtStats     *sql.Stmt
 	stmtCount     *sql.Stmt
@@ -140,7 +142,7 @@ func OpenStore(root string, opts ...Option) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
 		return nil, fmt.Errorf("memory index: %w", err)
 	}
-	s := &Store{root: absRoot, dbPath: dbPath, display: display, opts: o}
+	s := &Store{root: absRoot, dbPath: dbPath, display: display, rel: dbRel(absRoot, dbPath), opts: o}
 	if err := s.open(); err != nil {
 		if s.db != nil {
 			s.db.Close()
@@ -150,9 +152,12 @@ func OpenStore(root string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
+// busyTimeoutMS is how long a connection waits for another's lock.
+const busyTimeoutMS = 60000
+
 func (s *Store) open() error {
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(60000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(OFF)", "cache_size(-16000)"} {
+	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS), "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(OFF)", "cache_size(-16000)", "mmap_size(268435456)"} {
 		q.Add("_pragma", p)
 	}
 	dsn := "file:" + (&url.URL{Path: filepath.ToSlash(s.dbPath)}).EscapedPath() + "?" + q.Encode()

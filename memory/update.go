@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -146,12 +145,53 @@ func (s *Store) exclude(p string) bool {
 	if s.opts.exclude != nil && s.opts.exclude(p) {
 		return true
 	}
-	rel, err := filepath.Rel(s.root, s.dbPath)
-	if err != nil {
+	rel := s.rel
+	if rel == "" || !strings.HasPrefix(p, rel) {
 		return false
 	}
-	rel = filepath.ToSlash(rel)
-	return p == rel || p == rel+"-wal" || p == rel+"-shm" || p == rel+"-journal"
+	switch p[len(rel):] {
+	case "", "-wal", "-shm", "-journal":
+		return true
+	}
+	return false
+}
+
+// refreshKind says how the last update of a Store went (for tests).
+type refreshKind int
+
+const (
+	refreshNone     refreshKind = iota
+	refreshVerified             // the manifest still held: nothing listed
+	refreshListed               // listed, nothing changed
+	refreshWritten              // listed and compared in a write transaction
+)
+
+// saveManifest replaces the stored manifest old by cur, so that the next
+// refresh can trust it, unless another update replaced it meanwhile. It is
+// an optimisation of a refresh that found nothing to do: it does not wait
+// for the write lock, and its failures (a locked or read-only database)
+// are ignored.
+func (s *Store) saveManifest(ctx context.Context, old, cur []byte) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 0"); err != nil {
+		return
+	}
+	conn.ExecContext(ctx, "UPDATE stats SET listing = ? WHERE id = 1 AND listing = ?", cur, old)
+	conn.ExecContext(context.Background(), fmt.Sprintf("PRAGMA busy_timeout = %d", busyTimeoutMS))
+}
+
+// dbRel returns the database's path relative to the root, '/'-separated,
+// or "" when it lies outside the root.
+func dbRel(root, dbPath string) string {
+	rel, err := filepath.Rel(root, dbPath)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // updatePlan is what an update must do, decided by comparing the listing
@@ -196,29 +236,54 @@ func plan(listed []listedFile, stored map[string]storedFile, oldSkips map[string
 }
 
 func (s *Store) update(ctx context.Context) (st Stats, err error) {
-	// List the tree while the listing of the last update loads. When the
-	// two are the same, as on most lookups, nothing changed: the update
-	// writes nothing, takes no lock and reads no other row.
-	var listed []listedFile
-	var listErr error
-	listDone := make(chan struct{})
-	go func() {
-		defer close(listDone)
-		listed, listErr = listFiles(ctx, s.root, s.exclude, s.opts.walk)
-	}()
+	// The manifest of the last update comes first: when the tree is
+	// walked (not listed by git) and a check of its directories' ctimes
+	// and files' stats finds nothing changed, as on most lookups, nothing
+	// else is read and nothing is written (manifest.go).
 	var snapFiles, snapSkipped int
 	var snap []byte
 	snapErr := s.stmtListing.QueryRowContext(ctx).Scan(&snapFiles, &snapSkipped, &snap)
-	<-listDone
-	if listErr != nil {
-		return st, listErr
+	if snapErr != nil && !errors.Is(snapErr, sql.ErrNoRows) {
+		return st, snapErr
 	}
-	listing := encodeListing(listed)
-	if snapErr == nil && snap != nil && bytes.Equal(listing, snap) {
+	var old *manifest
+	if snapErr == nil {
+		old, _ = decodeManifest(snap)
+	}
+	walk := s.opts.walk || !inGitTree(s.root)
+	if old != nil && walk && old.trusted(s.rel) && verifyManifest(ctx, s.root, old) {
 		st.Files, st.Skipped = snapFiles, snapSkipped
+		s.lastRefresh = refreshVerified
 		return st, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
 
+	// Otherwise list the tree. When the files are the same, only the
+	// manifest is rewritten, and only when the new one can be trusted
+	// by the next refresh.
+	listed, err := listFiles(ctx, s.root, s.exclude, walk)
+	if err != nil {
+		return st, err
+	}
+	listing := encodeManifest(listed, s.rel)
+	if old != nil {
+		cur, err := decodeManifest(listing)
+		if err != nil {
+			return st, err
+		}
+		if sameFiles(old, cur) {
+			st.Files, st.Skipped = snapFiles, snapSkipped
+			s.lastRefresh = refreshListed
+			if canVerify && cur.trusted(s.rel) && !bytes.Equal(snap, listing) {
+				s.saveManifest(ctx, snap, listing)
+			}
+			return st, nil
+		}
+	}
+
+	s.lastRefresh = refreshWritten
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return st, err
@@ -245,7 +310,7 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 	if err != nil {
 		return st, err
 	}
-	p := plan(listed, stored, oldSkips)
+	p := plan(listed.files, stored, oldSkips)
 	keep, newSkips, jobs := p.keep, p.newSkips, p.jobs
 	st.Skipped = p.skipped
 	// The hashes of the files to read tell a touched file from a changed one.
@@ -343,30 +408,6 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 		conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 	}
 	return st, nil
-}
-
-// encodeListing is the stored form of a listing (sorted by path): per file
-// its path, whether it is regular, its size and its time. An update whose
-// listing is byte for byte the last one's has nothing to do. (A file that
-// could not be read is therefore not tried again until it changes.)
-func encodeListing(listed []listedFile) []byte {
-	n := 0
-	for _, f := range listed {
-		n += len(f.path) + 16
-	}
-	out := make([]byte, 0, n)
-	for _, f := range listed {
-		out = binary.AppendUvarint(out, uint64(len(f.path)))
-		out = append(out, f.path...)
-		if f.regular {
-			out = append(out, 1)
-		} else {
-			out = append(out, 0)
-		}
-		out = binary.AppendVarint(out, f.size)
-		out = binary.AppendVarint(out, f.mtime)
-	}
-	return out
 }
 
 // querier is a *sql.DB or a *sql.Conn.

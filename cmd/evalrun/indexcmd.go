@@ -44,7 +44,7 @@ func (a *app) index(path string) int {
 // messages of get-context. The content and metadata strategies need no
 // run; the llm strategies run templates on the run's providers.
 func (a *app) contextLookup(c *contextCmd) int {
-	q, err := engine.CheckContextQuery(engine.ContextQuery{Query: c.Query, Strategy: c.Strategy, TopK: int(c.TopK)})
+	q, err := engine.CheckContextQuery(engine.ContextQuery{Query: c.Query, Strategy: c.Strategy, TopK: int(c.TopK), IDsOnly: !c.JSON})
 	if err != nil {
 		a.errorf("%v", err)
 		return exitUsage
