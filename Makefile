@@ -59,7 +59,7 @@ test-temporal:
 ## bench-temporal: evalrun on a real Temporal server against a local run
 ## (100 calls, 1 and 2 workers; the figures of docs/temporal.md).
 bench-temporal:
-	cd temporal/e2e && $(GO) test -run '^$$' -bench TemporalOverhead -benchtime 1x .
+	cd temporal/e2e && $(GO) test -run '^$$' -bench TemporalOverhead -benchtime 3x .
 
 ## bench: every Go benchmark; the README's figures come from this output.
 bench:

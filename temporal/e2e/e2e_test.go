@@ -51,18 +51,19 @@ func TestWorkerKilledMidRun(t *testing.T) {
 		t.Fatalf("local run: exit %d, stdout %q, want %q\nstderr:\n%s", code, local, want, stderr)
 	}
 
+	// w1 starts alone, so that the first calls are its own; w2 joins once
+	// w1 has completed two calls, and w1 is killed while w2 polls.
 	const queue = "e2e-kill"
 	w1 := startWorker(t, s, project(t, config), providerEnv(t, fp, "w1"), exe, queue)
-	w2 := startWorker(t, s, project(t, config), providerEnv(t, fp, "w2"), exe, queue)
-
 	rp := start(t, runner, processEnv(t), exe, "run", "--temporal", s.hostPort, "--namespace", s.namespace,
 		"--task-queue", queue, "--heartbeat-timeout", "2s", flow)
 	id := workflowID(t, rp)
 
-	// Kill w1 once the server has recorded at least two of its calls as
-	// completed and the provider holds at least one of its requests open.
+	// ready says whether the server has recorded at least two calls as
+	// completed by w1 and the provider holds a request of w1 that came in
+	// less than 700 ms ago (so it is still open when w1 is killed).
 	var before []completion
-	waitFor(t, 2*time.Minute, "w1 with 2 calls completed and 1 in flight", func() bool {
+	ready := func() bool {
 		select {
 		case <-rp.done:
 			t.Fatalf("the run ended before w1 could be killed\nstdout:\n%s\nstderr:\n%s", rp.stdout, rp.stderr)
@@ -70,7 +71,7 @@ func TestWorkerKilledMidRun(t *testing.T) {
 		}
 		inFlight := 0
 		for _, r := range fp.snapshot() {
-			if r.who == "w1" && r.end.IsZero() {
+			if r.who == "w1" && r.end.IsZero() && time.Since(r.start) < 700*time.Millisecond {
 				inFlight++
 			}
 		}
@@ -79,7 +80,12 @@ func TestWorkerKilledMidRun(t *testing.T) {
 		}
 		before = s.completions(t, id)
 		return len(completedBy(before, prompts, w1.identityPrefix())) >= 2
+	}
+	waitFor(t, 2*time.Minute, "w1 with 2 calls completed", func() bool {
+		return len(completedBy(s.completions(t, id), prompts, w1.identityPrefix())) >= 2
 	})
+	w2 := startWorker(t, s, project(t, config), providerEnv(t, fp, "w2"), exe, queue)
+	waitFor(t, 2*time.Minute, "w1 with 2 calls completed and a call just started", ready)
 	if err := w1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
