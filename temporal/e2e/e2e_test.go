@@ -210,6 +210,9 @@ func TestDevServer(t *testing.T) {
 	if ds.Namespace() != "default" {
 		t.Errorf("namespace %q, want default", ds.Namespace())
 	}
+	if _, err := devserver.Start(ctx, devserver.Options{Addr: ds.Addr()}); err == nil || !strings.Contains(err.Error(), "listen on "+ds.Addr()+": ") {
+		t.Errorf("a second server on %s: error %v, want listen on %s: …", ds.Addr(), err, ds.Addr())
+	}
 	w := start(t, project(t, ""), processEnv(t), exe, "worker", "--temporal", ds.Addr(), "--provider", "echo")
 	greet := filepath.Join(repoRoot(t), "examples", "greet.sexp")
 	out, stderr, code := run(t, project(t, ""), processEnv(t), exe, "run", "--temporal", ds.Addr(), greet)

@@ -58,7 +58,13 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", o.Addr, err)
 	}
-	s := &Server{ts: temporaltest.NewServer(), ln: ln, namespace: o.Namespace}
+	s := &Server{ln: ln, namespace: o.Namespace}
+	// temporaltest panics when the server cannot start (it reports to a
+	// *testing.T when it has one, and there is none here).
+	if err := recovered(func() { s.ts = temporaltest.NewServer() }); err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("start the Temporal server: %w", err)
+	}
 	if err := s.register(ctx); err != nil {
 		s.Stop()
 		return nil, err
@@ -136,6 +142,23 @@ func (s *Server) Namespace() string { return s.namespace }
 func (s *Server) Stop() {
 	s.stopOnce.Do(func() {
 		_ = s.ln.Close()
-		s.ts.Stop()
+		// An error while stopping is logged to the *testing.T that
+		// temporaltest does not have here: the server is stopped anyway.
+		_ = recovered(s.ts.Stop)
 	})
+}
+
+// recovered runs f and returns the value it panicked with as an error.
+func recovered(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = e
+			} else {
+				err = fmt.Errorf("%v", r)
+			}
+		}
+	}()
+	f()
+	return nil
 }

@@ -34,7 +34,11 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("Temporal development server at %s, namespace %s (Ctrl-C stops it)\n", s.Addr(), s.Namespace())
-	fmt.Printf("  evalrun worker --temporal %s --namespace %s\n", s.Addr(), s.Namespace())
+	flags := "--temporal " + s.Addr()
+	if s.Namespace() != "default" {
+		flags += " --namespace " + s.Namespace()
+	}
+	fmt.Printf("  evalrun worker %s\n  evalrun run %s FILE\n", flags, flags)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig
