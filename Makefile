@@ -8,7 +8,7 @@ BENCHTIME   ?= 1s
 STATICCHECK_VERSION ?= v0.8.2
 GOBIN_DIR   := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build build-temporal test test-temporal lint vet fmt-check staticcheck gotest bench bench-retrieval fuzz demo clean
+.PHONY: all build build-temporal test test-temporal bench-temporal lint vet fmt-check staticcheck gotest bench bench-retrieval fuzz demo clean
 
 all: build
 
@@ -49,10 +49,17 @@ gotest:
 	$(GO) test -count=1 -run 'TenThousand' ./serve/
 
 ## test-temporal: vet and the tests of the files behind the temporal build
-## tag (the engine's and the CLI's Temporal parts; docs/temporal.md).
+## tag (the engine's and the CLI's Temporal parts; docs/temporal.md), then
+## the end-to-end tests on a real Temporal server (the module temporal/e2e).
 test-temporal:
 	$(GO) vet -tags temporal ./engine/ ./cmd/evalrun/ ./temporal/
 	$(GO) test -tags temporal -count=1 ./engine/ ./cmd/evalrun/ ./temporal/
+	cd temporal/e2e && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+## bench-temporal: evalrun on a real Temporal server against a local run
+## (100 calls, 1 and 2 workers; the figures of docs/temporal.md).
+bench-temporal:
+	cd temporal/e2e && $(GO) test -run '^$$' -bench TemporalOverhead -benchtime 3x .
 
 ## bench: every Go benchmark; the README's figures come from this output.
 bench:
