@@ -100,16 +100,6 @@ func (b *budget) firstRefusal() *BudgetError {
 	return b.refused
 }
 
-// budgetLimits are the run's budgets (--max-cost and --max-tokens, else
-// [limits] max_cost_usd and max_tokens), zero when none is set: what a
-// run on Temporal hands its workflow.
-func (b *budget) budgetLimits() tasksystem.Budget {
-	if b == nil {
-		return tasksystem.Budget{}
-	}
-	return b.limits
-}
-
 // BudgetWarnings are the warnings of `evalrun check` about a cost budget
 // that cannot see every call (SPEC §14.9): with [limits] max_cost_usd
 // set, each provider that may answer calls at a price — a configured

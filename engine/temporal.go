@@ -198,3 +198,13 @@ func (w workerTasks) CallTool(ctx context.Context, name string, p *value.Dict) *
 func (w workerTasks) GetContext(ctx context.Context, q memory.Query) *value.Dict {
 	return w.ts.GetContext(w.e.traced(ctx), q)
 }
+
+// budgetLimits are the run's budgets (--max-cost and --max-tokens, else
+// [limits] max_cost_usd and max_tokens), zero when none is set: what a
+// run on Temporal hands its workflow.
+func (b *budget) budgetLimits() tasksystem.Budget {
+	if b == nil {
+		return tasksystem.Budget{}
+	}
+	return b.limits
+}
