@@ -149,30 +149,20 @@ func (r *runner) refreshShared() (func(), error) {
 		if u == r.step {
 			continue
 		}
-		f, err := readFile(u.File.Path)
+		f, err := readJSONFile(u.File.Path)
 		if err != nil {
 			return fail(err)
 		}
-		root, err := parseJSON(f.Src)
-		if err != nil {
-			return fail(fmt.Errorf("%s: %w", f.Path, err))
-		}
-		f.Root = root
 		u.File = f
-		if st := root.Get("status"); st != nil {
+		if st := f.Root.Get("status"); st != nil {
 			u.Status = st.Text()
 		}
 	}
 	if r.p.Session != nil {
-		f, err := readFile(r.p.Session.Path)
+		f, err := readJSONFile(r.p.Session.Path)
 		if err != nil {
 			return fail(err)
 		}
-		root, err := parseJSON(f.Src)
-		if err != nil {
-			return fail(fmt.Errorf("%s: %w", f.Path, err))
-		}
-		f.Root = root
 		r.p.Session = f
 	} else if _, err := os.Stat(filepath.Join(r.p.Dir, "workflow-session.json")); err == nil {
 		f, err := readFile(filepath.Join(r.p.Dir, "workflow-session.json"))
@@ -199,4 +189,19 @@ func (r *runner) refreshShared() (func(), error) {
 		}
 	}
 	return unlock, nil
+}
+
+// readJSONFile reads the JSON file at path again, with its parsed root; a
+// file that is not JSON any more is an error naming it.
+func readJSONFile(path string) (*File, error) {
+	f, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	root, err := parseJSON(f.Src)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Path, err)
+	}
+	f.Root = root
+	return f, nil
 }
