@@ -463,7 +463,9 @@ func (m *merger) overlayAgentTables(f *file, raw *rawFile) {
 		if a.Format != nil {
 			d.Format = agent.Format(*a.Format)
 		}
-		setString(&d.DefaultModel, a.DefaultModel)
+		if !setString(&d.DefaultModel, a.DefaultModel) {
+			d.DefaultModel = f.firstKey([]string{"agents", name, "models"}, a.Models)
+		}
 		if a.Timeout != nil {
 			d.Timeout, _ = parseDuration(*a.Timeout) // validated
 		}
@@ -543,4 +545,22 @@ func (m *merger) checkAgentTables() ErrorList {
 		}
 	}
 	return errs
+}
+
+// firstKey returns the key of m written first in the file under the table
+// at path, "" for an empty m: an agent without default_model takes the
+// first entry of its models table, as start does (TOML keeps the order in
+// which keys are written; a decoded map does not).
+func (f *file) firstKey(path []string, m map[string]string) string {
+	first, firstOff := "", -1
+	for k := range m {
+		off, ok := f.pos[keyPath(append(slices.Clone(path), k))]
+		if !ok {
+			continue
+		}
+		if firstOff < 0 || off < firstOff {
+			first, firstOff = k, off
+		}
+	}
+	return first
 }

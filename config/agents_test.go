@@ -131,6 +131,37 @@ prompt = "Explain simply: {instructions}"
 	}
 }
 
+// An agent without default_model takes the first entry of its models
+// table as written (start's rule), in a table or inline; default_model
+// wins; no models, no model.
+func TestAgentDefaultModelIsFirstModel(t *testing.T) {
+	l := write(t, t.TempDir(), "l.toml", `[agents.table]
+command = "a --model {model} {prompt}"
+  [agents.table.models]
+  sonnet = "claude-sonnet"
+  haiku = "claude-haiku"
+  opus = "claude-opus"
+[agents.inline]
+command = "b --model {model} {prompt}"
+models = { zeta = "z-1", alpha = "a-1" }
+[agents.chosen]
+command = "c --model {model} {prompt}"
+default_model = "alpha"
+models = { zeta = "z-1", alpha = "a-1" }
+[agents.none]
+command = "d {prompt}"
+`)
+	cfg, err := Load("", l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"table": "sonnet", "inline": "zeta", "chosen": "alpha", "none": ""} {
+		if got := cfg.Agents[name].DefaultModel; got != want {
+			t.Errorf("%s: default model %q, want %q", name, got, want)
+		}
+	}
+}
+
 // A local file alone is the local scope.
 func TestAgentTablesLocalOnly(t *testing.T) {
 	l := write(t, t.TempDir(), "l.toml", "[agents.x]\ncommand = \"x {prompt}\"\n")
