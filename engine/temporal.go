@@ -31,10 +31,13 @@ type Temporal struct {
 	// HeartbeatTimeout is how long a call's worker may stay silent before
 	// the call is started again elsewhere; 0 means 1m.
 	HeartbeatTimeout time.Duration
+	// Verbose writes the Temporal SDK's debug and info lines on stderr
+	// (a worker's -v); without it only its warnings and errors.
+	Verbose bool
 }
 
 func (t Temporal) conn() temporal.Connection {
-	return temporal.Connection{HostPort: t.HostPort, Namespace: t.Namespace, TaskQueue: t.TaskQueue}
+	return temporal.Connection{HostPort: t.HostPort, Namespace: t.Namespace, TaskQueue: t.TaskQueue, Verbose: t.Verbose}
 }
 
 // Serve runs a Temporal worker for the engine's project until ctx is

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
 	"time"
 
 	"github.com/evalrun/evalrun/evaluator"
@@ -11,6 +14,7 @@ import (
 	"github.com/evalrun/evalrun/value"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 )
@@ -31,6 +35,20 @@ type Connection struct {
 	// TaskQueue is the task queue of workflows and calls; "" means
 	// DefaultTaskQueue.
 	TaskQueue string
+	// Verbose writes the SDK's debug and info lines (each activity a
+	// worker starts, each log-message of a workflow) on stderr; without
+	// it only its warnings and errors are written.
+	Verbose bool
+}
+
+// logger is the SDK's logger of the connection: text lines on w, from the
+// debug level when Verbose, else from warnings.
+func (c Connection) logger(w io.Writer) sdklog.Logger {
+	level := slog.LevelWarn
+	if c.Verbose {
+		level = slog.LevelDebug
+	}
+	return sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})))
 }
 
 func (c Connection) queue() string {
@@ -45,7 +63,7 @@ func (c Connection) dial(ctx context.Context) (client.Client, error) {
 	if ns == "" {
 		ns = DefaultNamespace
 	}
-	cl, err := client.DialContext(ctx, client.Options{HostPort: c.HostPort, Namespace: ns})
+	cl, err := client.DialContext(ctx, client.Options{HostPort: c.HostPort, Namespace: ns, Logger: c.logger(os.Stderr)})
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect to Temporal at %s: %w", c.HostPort, err)
 	}

@@ -61,6 +61,7 @@ func (a *app) worker(c *workerCmd) int {
 	if code != exitOK {
 		return code
 	}
+	t.Verbose = c.Verbose
 	e, code := a.open(evalFlags{Templates: c.Templates, Provider: c.Provider, Model: c.Model, RunFiles: c.RunFiles, agentFlags: c.agentFlags}, "", nil, nil, nil)
 	if code != exitOK {
 		return code
