@@ -109,20 +109,27 @@ func (e *Engine) planRun(ctx context.Context, p *plan.Plan, r PlanRun) (context.
 	// traced already: its tasks go under the workflow's current span.
 	ctx = e.traced(ctx)
 	x := &planExecutor{e: e, forceProvider: ro.Agent == "none", tasks: map[string]*plan.Task{}}
-	planned := make([]progress.PlannedTask, 0, len(p.Tasks))
 	for _, t := range p.Tasks {
 		x.tasks[t.ID] = t
+	}
+	// The tasks of a (plan-run) go below its step; those of `evalrun plan
+	// run` at the top of the display.
+	under, _ := ctx.Value(planRunSpanKey{}).(*trace.Span)
+	e.opts.Progress.planTasks(under, plannedTasks(p))
+	return ctx, x, ro
+}
+
+// plannedTasks are the tasks of p as the live display announces them.
+func plannedTasks(p *plan.Plan) []progress.PlannedTask {
+	planned := make([]progress.PlannedTask, 0, len(p.Tasks))
+	for _, t := range p.Tasks {
 		pt := progress.PlannedTask{ID: t.ID, Title: t.Title, Agent: t.Agent, Completed: t.Status == plan.StatusCompleted}
 		if t.Parent != nil {
 			pt.Parent = t.Parent.ID
 		}
 		planned = append(planned, pt)
 	}
-	// The tasks of a (plan-run) go below its step; those of `evalrun plan
-	// run` at the top of the display.
-	under, _ := ctx.Value(planRunSpanKey{}).(*trace.Span)
-	e.opts.Progress.planTasks(under, planned)
-	return ctx, x, ro
+	return planned
 }
 
 // replaying reports whether the run's --provider is a replay provider,
@@ -483,28 +490,6 @@ func planRunResult(out *plan.Outcome, err error) (*value.Dict, error) {
 		}
 	}
 	return d, nil
-}
-
-// PreparePlan checks a run of the plan in dir as (plan-run) would start
-// it and returns its schedule (plan.Prepare): the first half of a
-// (plan-run) whose scheduling happens elsewhere, in a Temporal workflow.
-// The agents of a task are dropped when its calls go to a provider.
-func (w workflowPlans) PreparePlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*plan.Schedule, error) {
-	p, err := w.load(dir)
-	if err != nil {
-		return nil, err
-	}
-	_, x, ro := w.e.planRun(ctx, p, w.planRunOf(o))
-	s, err := plan.Prepare(p, ro)
-	if err != nil {
-		return nil, err
-	}
-	if x.forceProvider {
-		for i := range s.Tasks {
-			s.Tasks[i].Agents = nil
-		}
-	}
-	return s, nil
 }
 
 // RunPlanStep runs the task id of the plan in dir as one step of a

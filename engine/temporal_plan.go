@@ -27,9 +27,29 @@ func (w workerTasks) LoadPlan(ctx context.Context, dir string) (*value.Dict, err
 	return workflowPlans{w.e}.LoadPlan(ctx, dir)
 }
 
-// PreparePlan implements temporal.PlanWorker.
-func (w workerTasks) PreparePlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*plan.Schedule, error) {
-	return workflowPlans{w.e}.PreparePlan(ctx, dir, o)
+// PreparePlan implements temporal.PlanWorker: it checks a run of the
+// plan in dir as (plan-run) would start it and returns its schedule
+// (plan.Prepare), the first half of a (plan-run) whose scheduling happens
+// in the workflow, with the name and directory of the plan run's step
+// and the tasks the display announces below it, as a local run's. The
+// agents of a task are dropped when its calls go to a provider.
+func (w workerTasks) PreparePlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*temporal.PreparedPlan, error) {
+	wp := workflowPlans{w.e}
+	p, err := wp.load(dir)
+	if err != nil {
+		return nil, err
+	}
+	_, x, ro := w.e.planRun(ctx, p, wp.planRunOf(o))
+	s, err := plan.Prepare(p, ro)
+	if err != nil {
+		return nil, err
+	}
+	if x.forceProvider {
+		for i := range s.Tasks {
+			s.Tasks[i].Agents = nil
+		}
+	}
+	return &temporal.PreparedPlan{Schedule: *s, Step: planRunStepName(p), Dir: p.Dir, Planned: plannedTasks(p)}, nil
 }
 
 // RunPlanStep implements temporal.PlanWorker.

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalrun/evalrun/progress"
 	"github.com/evalrun/evalrun/temporal"
 	"github.com/evalrun/evalrun/value"
 	"go.temporal.io/sdk/activity"
@@ -508,5 +509,70 @@ func TestPlanStepCancellation(t *testing.T) {
 	if syscall.Kill(pid, 0) == nil {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("the agent's process %d still runs", pid)
+	}
+}
+
+// TestPlanRunOnTemporalDisplay: a followed (plan-run) shows what a local
+// run's display shows: its step "plan-run WFS-…" with the whole plan
+// announced below it (titles, agents, containers with their subtasks)
+// before the first task runs, each task taking over its announced line.
+func TestPlanRunOnTemporalDisplay(t *testing.T) {
+	var during temporal.ProgressPage
+	var env *testsuite.TestWorkflowEnvironment
+	query := func(after int) temporal.ProgressPage {
+		v, err := env.QueryWorkflow(temporal.ProgressQuery, after)
+		if err != nil {
+			t.Fatalf("progress query: %v", err)
+		}
+		var p temporal.ProgressPage
+		if err := v.Get(&p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	w := runPlanWorkflowWith(t, planProject(t), `(plan-run "`+planDir+`")`, "echo", func(e *testsuite.TestWorkflowEnvironment, _ *temporal.RunInput) {
+		env = e
+		e.SetOnActivityCompletedListener(func(info *activity.Info, _ converter.EncodedValue, _ error) {
+			if info.ActivityType.Name == temporal.PlanStepActivityName && during.Next == 0 {
+				during = query(0)
+			}
+		})
+	})
+	if w.err != nil {
+		t.Fatal(w.err)
+	}
+	if len(during.Events) == 0 {
+		t.Fatal("no progress events while IMPL-001 ran")
+	}
+	// The events carry the workflow's clock.
+	start := during.Events[0].Time
+	m := progress.NewModel(start)
+	frame := func(evs []temporal.ProgressEvent) string {
+		for _, e := range evs {
+			m.Apply(e.Event)
+		}
+		return strings.Join(progress.Frame(m, progress.Size{Width: 100, Height: 20}, start.Add(2*time.Second), false), "\n")
+	}
+	want := `0 done · 0 running · 0 waiting · 2s
+  ▸ step plan-run WFS-jwt-auth  0/6 tasks  2s
+    [ ] IMPL-001 Design the token model (@action-planning-agent, active)  <-- current
+    [ ] IMPL-002 Token issuing (@code-developer, pending)
+      [ ] IMPL-002.1 Token generation (@code-developer, pending)
+      [ ] IMPL-002.2 Refresh tokens (@code-developer, pending)
+    [ ] IMPL-003 Request validation (@code-developer, pending)
+      [ ] IMPL-003.1 Token validation middleware (@code-developer, pending)
+      [ ] IMPL-003.2 Middleware tests (@test-fix-agent, pending)
+    [ ] IMPL-004 Document the authentication flow (@doc-generator, pending)`
+	if g := frame(during.Events); g != want {
+		t.Fatalf("frame while IMPL-001 runs:\n%s\nwant:\n%s", g, want)
+	}
+	var ended []string
+	for _, e := range query(during.Next).Events {
+		if e.Phase == progress.Ended {
+			ended = append(ended, e.Name+" "+e.Status)
+		}
+	}
+	if g := strings.Join(ended, ", "); g != "IMPL-001 completed, IMPL-002.1 completed, IMPL-002.2 completed, IMPL-003.1 completed, IMPL-003.2 completed, IMPL-004 completed, plan-run WFS-jwt-auth completed" {
+		t.Errorf("ended after IMPL-001: %s", g)
 	}
 }

@@ -61,7 +61,9 @@
 //     TraceSinker's sinks observe them too). The workflow sums the usage:
 //     (run-usage), the run's result and the usage line report it. A plan
 //     step activity returns its usage the same way (PlanStepOutput.Usage),
-//     and each step is a plan-task span in the workflow.
+//     and each step is a plan-task span in the workflow, below the
+//     (plan-run)'s step span, under which the plan's tasks are announced
+//     to the display (PreparedPlan, progress.Sink.Plan) as locally.
 //   - Budgets (budget.go): RunInput.Budget, the client's, is kept in the
 //     workflow from what the calls returned they used; a task call or plan
 //     step that would start once it is spent is refused without an

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/plan"
+	"github.com/evalrun/evalrun/progress"
 	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 	"go.temporal.io/sdk/activity"
@@ -48,8 +50,9 @@ type PlanWorker interface {
 	// LoadPlan reads and checks the plan in dir (evaluator.Planner).
 	LoadPlan(ctx context.Context, dir string) (*value.Dict, error)
 	// PreparePlan checks a run of the plan in dir and returns its
-	// schedule (plan.Prepare).
-	PreparePlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*plan.Schedule, error)
+	// schedule (plan.Prepare) with what the live display announces of
+	// the plan.
+	PreparePlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*PreparedPlan, error)
 	// RunPlanStep runs task id of the plan in dir (plan.RunStep); sums
 	// are its file's accepted sums (plan.ScheduledTask.Sums) and run the
 	// workflow id, recorded as the task's run. The error is for a plan
@@ -68,6 +71,25 @@ type PlanRunInput struct {
 	Dir      string
 	Options  evaluator.PlanRunOptions
 	RunStart time.Time
+}
+
+// PreparedPlan is the result of the plan-prepare activity: the run's
+// schedule, and what the workflow needs to show the plan run as a local
+// run's display does — the name and directory of its step and the plan's
+// tasks, announced below the step before they run (progress.Sink.Plan).
+// The schedule's fields are its own, so a result recorded before the
+// others existed decodes as a PreparedPlan without them; the workflow
+// then names the step after the directory as written and announces
+// nothing (each task shows when it starts, without its title).
+type PreparedPlan struct {
+	plan.Schedule
+	// Step is the name of the (plan-run)'s step, "plan-run WFS-TOPIC";
+	// Dir the plan's directory as the worker read it (the step's input).
+	Step string `json:",omitempty"`
+	Dir  string `json:",omitempty"`
+	// Planned are the plan's tasks in id order, containers included,
+	// with their titles and agents.
+	Planned []progress.PlannedTask `json:",omitempty"`
 }
 
 // PlanStepInput is one task of a (plan-run) to run.
@@ -136,7 +158,7 @@ func (a *Activities) PlanLoad(ctx context.Context, in PlanLoadInput) (Value, err
 }
 
 // PlanPrepare checks a plan run and returns its schedule.
-func (a *Activities) PlanPrepare(ctx context.Context, in PlanRunInput) (*plan.Schedule, error) {
+func (a *Activities) PlanPrepare(ctx context.Context, in PlanRunInput) (*PreparedPlan, error) {
 	p, err := a.planWorker(ctx, in.RunStart)
 	if err != nil {
 		return nil, err
@@ -227,9 +249,71 @@ type planDone struct {
 // started.
 func (t *workflowTasks) RunPlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*value.Dict, error) {
 	wctx := workflow.WithActivityOptions(workflowOf(ctx), t.opts)
-	var sched plan.Schedule
+	var sched PreparedPlan
 	if err := workflow.ExecuteActivity(wctx, PlanPrepareActivityName, PlanRunInput{Dir: dir, Options: o, RunStart: t.start}).Get(wctx, &sched); err != nil {
 		return nil, errors.New(activityMessage(err))
+	}
+	ctx, end := t.planRunStep(ctx, dir, o, &sched)
+	res, failedIDs, err := t.schedulePlan(ctx, wctx, dir, o, &sched)
+	end(res, failedIDs, err)
+	return res, err
+}
+
+// planRunStep opens the step of a (plan-run), as a local run does
+// (engine's planRunStep): named "plan-run WFS-TOPIC", its input the
+// plan's directory and the options given, and announces the plan's tasks
+// to the display below it, so that a follower sees the whole plan from
+// the start. end records it completed with the result dict, or failed:
+// with err, else with the failed tasks as plan.FailedError says them.
+func (t *workflowTasks) planRunStep(ctx context.Context, dir string, o evaluator.PlanRunOptions, sched *PreparedPlan) (context.Context, func(d *value.Dict, failed []string, err error)) {
+	name, pdir := sched.Step, sched.Dir
+	if pdir == "" {
+		pdir = dir
+	}
+	if name == "" {
+		name = "plan-run " + filepath.Base(pdir)
+	}
+	in := value.DictOf("dir", value.String(pdir))
+	if len(o.Tasks) > 0 {
+		ts := make(value.List, len(o.Tasks))
+		for i, id := range o.Tasks {
+			ts[i] = value.String(id)
+		}
+		in.Set("task", ts)
+	}
+	if o.Parallel > 0 {
+		in.Set("parallel", value.Int(o.Parallel))
+	}
+	if o.Agent != "" {
+		in.Set("agent", value.String(o.Agent))
+	}
+	ctx, sp := trace.Start(ctx, trace.Step, name, in)
+	sp.Running()
+	if t.display != nil && len(sched.Planned) > 0 {
+		t.display.Plan(sp, sched.Planned)
+	}
+	return ctx, func(d *value.Dict, failed []string, err error) {
+		r := trace.Result{Status: trace.Completed, Attempts: 1}
+		if d != nil {
+			r.Value = d
+		}
+		if err == nil && len(failed) > 0 {
+			err = &plan.FailedError{Failed: failed}
+		}
+		if err != nil {
+			r.Status, r.Error = trace.Failed, err.Error()
+		}
+		sp.End(r, trace.Usage{})
+	}
+}
+
+// schedulePlan runs the tasks of sched, each a plan step activity below
+// the step of ctx, and returns the result dict of RunPlan and the ids of
+// the failed tasks.
+func (t *workflowTasks) schedulePlan(ctx context.Context, wctx workflow.Context, dir string, o evaluator.PlanRunOptions, sched *PreparedPlan) (*value.Dict, []string, error) {
+	planned := make(map[string]progress.PlannedTask, len(sched.Planned))
+	for _, p := range sched.Planned {
+		planned[p.ID] = p
 	}
 	done := workflow.NewChannel(wctx)
 	var completed, failedIDs []string
@@ -241,11 +325,12 @@ func (t *workflowTasks) RunPlan(ctx context.Context, dir string, o evaluator.Pla
 				st := sched.Task(id)
 				in := PlanStepInput{Dir: dir, Options: o, TaskID: id, Sums: st.Sums, RunStart: t.start}
 				agents := st.Agents
+				pt, known := planned[id]
 				workflow.Go(wctx, func(c workflow.Context) {
 					var out PlanStepOutput
 					release, err := t.acquireAgents(c, agents)
 					if err == nil {
-						out, err = t.planStep(ctx, c, in, agents)
+						out, err = t.planStep(ctx, c, in, agents, pt, known)
 						release()
 					}
 					done.Send(c, planDone{id: id, out: out, err: err})
@@ -286,7 +371,7 @@ func (t *workflowTasks) RunPlan(ctx context.Context, dir string, o evaluator.Pla
 		}
 	}
 	if stop != nil {
-		return nil, stop
+		return nil, failedIDs, stop
 	}
 	res := value.NewDict(0)
 	for _, id := range completed {
@@ -309,7 +394,7 @@ func (t *workflowTasks) RunPlan(ctx context.Context, dir string, o evaluator.Pla
 		log.Info(fmt.Sprintf("plan: %s not started (%s)", ns.ID, ns.Why))
 		res.Set(ns.ID, value.DictOf("status", value.String("not_started")))
 	}
-	return res, nil
+	return res, failedIDs, nil
 }
 
 // planStep runs one plan step as an activity inside a plan-task span,
@@ -317,10 +402,16 @@ func (t *workflowTasks) RunPlan(ctx context.Context, dir string, o evaluator.Pla
 // what the step used; a spent budget refuses the step before it starts
 // (budget.go): it fails as a task whose call the budget refused does
 // locally, "resource_exhaustion: budget spent: …". agents are the agents
-// the step runs; when it is one, the span names it as its executor.
-func (t *workflowTasks) planStep(ctx context.Context, c workflow.Context, in PlanStepInput, agents []string) (PlanStepOutput, error) {
+// the step runs. When the plan was announced (known), the span has the
+// task's title and agent as a local run's has, taking over the announced
+// task on the display; else, when the step runs one agent, the span names
+// it as its executor.
+func (t *workflowTasks) planStep(ctx context.Context, c workflow.Context, in PlanStepInput, agents []string, pt progress.PlannedTask, known bool) (PlanStepOutput, error) {
 	var attrs []trace.Attr
-	if len(agents) == 1 {
+	switch {
+	case known:
+		attrs = append(attrs, trace.Title(pt.Title), trace.Executor(pt.Agent))
+	case len(agents) == 1:
 		attrs = append(attrs, trace.Executor(agents[0]))
 	}
 	_, span := trace.Start(ctx, trace.PlanTask, in.TaskID, nil, attrs...)

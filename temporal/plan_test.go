@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/plan"
+	"github.com/evalrun/evalrun/progress"
 	"github.com/evalrun/evalrun/temporal"
 	"github.com/evalrun/evalrun/value"
 	commonpb "go.temporal.io/api/common/v1"
@@ -21,7 +23,9 @@ import (
 // IMPL-2 (focus b), IMPL-3 (focus b/x, overlapping IMPL-2) and IMPL-4
 // (focus c), all three waiting for IMPL-1. In plans/fail IMPL-1 fails; in
 // plans/manual it stops for a person. A step takes 50 ms.
-var fakePlanDirs = map[string]bool{"plans/a": true, "plans/fail": true, "plans/manual": true}
+// plans/old is plans/a as a worker prepared it before the plan-prepare
+// result carried the display's part (PreparedPlan.Step, Dir, Planned).
+var fakePlanDirs = map[string]bool{"plans/a": true, "plans/fail": true, "plans/manual": true, "plans/old": true}
 
 var _ temporal.PlanWorker = (*fakeTasks)(nil)
 
@@ -48,11 +52,24 @@ func (f *fakeTasks) LoadPlan(ctx context.Context, dir string) (*value.Dict, erro
 	return value.DictOf("order", value.List{value.List{value.String("IMPL-1")}, value.List{value.String("IMPL-2"), value.String("IMPL-4")}, value.List{value.String("IMPL-3")}}), nil
 }
 
-func (f *fakeTasks) PreparePlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*plan.Schedule, error) {
+func (f *fakeTasks) PreparePlan(ctx context.Context, dir string, o evaluator.PlanRunOptions) (*temporal.PreparedPlan, error) {
 	if !fakePlanDirs[dir] {
 		return nil, fmt.Errorf("%s: no such plan", dir)
 	}
-	s := &plan.Schedule{Parallel: o.Parallel}
+	s := &temporal.PreparedPlan{
+		Schedule: plan.Schedule{Parallel: o.Parallel},
+		Step:     "plan-run WFS-" + path.Base(dir),
+		Dir:      "/work/" + dir,
+		Planned: []progress.PlannedTask{
+			{ID: "IMPL-1", Title: "Design the model", Agent: "@action-planning-agent"},
+			{ID: "IMPL-2", Title: "Write the code", Agent: "@code-developer"},
+			{ID: "IMPL-3", Title: "Test the code", Agent: "@test-fix-agent"},
+			{ID: "IMPL-4", Title: "Document it", Agent: "@doc-generator"},
+		},
+	}
+	if dir == "plans/old" {
+		s = &temporal.PreparedPlan{Schedule: plan.Schedule{Parallel: o.Parallel}}
+	}
 	for _, t := range []plan.ScheduledTask{
 		{ID: "IMPL-1", Key: "IMPL-1", Focus: []string{"a"}},
 		{ID: "IMPL-2", Key: "IMPL-2", Focus: []string{"b"}, Deps: []string{"IMPL-1"}},

@@ -262,3 +262,109 @@ func TestProgressPrints(t *testing.T) {
 		t.Fatalf("events:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// TestProgressPlanRun: a (plan-run) is the step "plan-run WFS-…" of a
+// local run, below which the plan's tasks are announced with their titles
+// and agents before any runs; each plan step takes over its announced
+// task. The frame a follower draws from the queried events is a local
+// run's (progress/testdata/workflow-plan.golden).
+func TestProgressPlanRun(t *testing.T) {
+	env := usageEnv(t, 0)
+	var during temporal.ProgressPage
+	env.SetOnActivityCompletedListener(func(info *activity.Info, result converter.EncodedValue, err error) {
+		if info.ActivityID == "2" {
+			during = queryProgress(t, env, 0)
+		}
+	})
+	if _, err := runWorkflow(t, env, temporal.RunInput{Sources: source(`(plan-run "plans/a" (parallel 2))`)}); err != nil {
+		t.Fatal(err)
+	}
+	wantDuring := `1 running #1 step plan-run WFS-a
+2 planned #2 in #1 plan task IMPL-1 [@action-planning-agent]
+3 planned #3 in #1 plan task IMPL-2 [@code-developer]
+4 planned #4 in #1 plan task IMPL-3 [@test-fix-agent]
+5 planned #5 in #1 plan task IMPL-4 [@doc-generator]
+6 running #2 in #1 plan task IMPL-1 [@action-planning-agent]
+`
+	if g := eventLines(during.Events); g != wantDuring {
+		t.Fatalf("during IMPL-1:\n%s\nwant:\n%s", g, wantDuring)
+	}
+	titles := map[string]string{}
+	for _, e := range during.Events {
+		if e.Kind == progress.KindPlanTask {
+			titles[fmt.Sprintf("%d %s", e.Seq, e.Name)] = e.Title
+		}
+	}
+	wantTitles := map[string]string{"2 IMPL-1": "Design the model", "3 IMPL-2": "Write the code", "4 IMPL-3": "Test the code", "5 IMPL-4": "Document it", "6 IMPL-1": "Design the model"}
+	if fmt.Sprint(titles) != fmt.Sprint(wantTitles) {
+		t.Fatalf("titles %v, want %v", titles, wantTitles)
+	}
+	start := time.Date(2025, 1, 6, 14, 3, 0, 0, time.UTC)
+	frame := func(evs []temporal.ProgressEvent, m *progress.Model) string {
+		for _, e := range evs {
+			m.Apply(e.Event)
+		}
+		return strings.Join(progress.Frame(m, progress.Size{Width: 80, Height: 10}, start.Add(time.Second), false), "\n")
+	}
+	m := progress.NewModel(start)
+	wantFrame := `0 done · 0 running · 0 waiting · 1s
+  ▸ step plan-run WFS-a  0/4 tasks  1s
+    [ ] IMPL-1 Design the model (@action-planning-agent, active)  <-- current
+    [ ] IMPL-2 Write the code (@code-developer, pending)
+    [ ] IMPL-3 Test the code (@test-fix-agent, pending)
+    [ ] IMPL-4 Document it (@doc-generator, pending)`
+	if g := frame(during.Events, m); g != wantFrame {
+		t.Fatalf("frame during IMPL-1:\n%s\nwant:\n%s", g, wantFrame)
+	}
+	p := queryProgress(t, env, during.Next)
+	var ends []string
+	for _, e := range p.Events {
+		if e.Phase == progress.Ended {
+			ends = append(ends, fmt.Sprintf("#%d %s %s %s", e.ID, e.Kind, e.Name, e.Status))
+		}
+	}
+	if g, w := strings.Join(ends, ", "), "#2 plan task IMPL-1 completed, "; !strings.HasPrefix(g, w) || !strings.HasSuffix(g, "#4 plan task IMPL-3 completed, #1 step plan-run WFS-a completed") || len(ends) != 5 {
+		t.Fatalf("ends after IMPL-1: %s", g)
+	}
+	if g := frame(p.Events, m); g != "0 done · 0 running · 0 waiting · 1s" {
+		t.Fatalf("frame after the run:\n%s", g)
+	}
+}
+
+// TestProgressPlanRunFailed: a plan run whose task failed ends its step
+// failed, as a local run's, and the dict is still the form's value.
+func TestProgressPlanRunFailed(t *testing.T) {
+	env := usageEnv(t, 0)
+	got, err := runWorkflow(t, env, temporal.RunInput{Sources: source(`(get (get (plan-run "plans/fail") "IMPL-1") "status")`)})
+	if err != nil || got != `"failed"` {
+		t.Fatalf("got %s %v", got, err)
+	}
+	var last progress.Event
+	for _, e := range queryProgress(t, env, 0).Events {
+		if e.Kind == progress.KindStep {
+			last = e.Event
+		}
+	}
+	if last.Name != "plan-run WFS-fail" || last.Phase != progress.Ended || last.Status != "failed" {
+		t.Fatalf("the plan run's step ended %+v", last)
+	}
+}
+
+// TestProgressPlanRunRecordedBefore: a plan-prepare result recorded
+// before it carried the display's part (a schedule alone) still runs the
+// plan: the step is named after the directory as written, and the tasks
+// show as they start, without titles.
+func TestProgressPlanRunRecordedBefore(t *testing.T) {
+	env := usageEnv(t, 0)
+	if _, err := runWorkflow(t, env, temporal.RunInput{Sources: source(`(plan-run "plans/old")`)}); err != nil {
+		t.Fatal(err)
+	}
+	p := queryProgress(t, env, 0)
+	if len(p.Events) < 2 {
+		t.Fatalf("events %+v", p.Events)
+	}
+	want := "1 running #1 step plan-run old\n2 running #2 in #1 plan task IMPL-1\n"
+	if g := eventLines(p.Events[:2]); g != want || p.Events[1].Title != "" {
+		t.Fatalf("events:\n%s\nwant:\n%s", g, want)
+	}
+}

@@ -142,7 +142,8 @@ func (w *Workflow) Run(ctx workflow.Context, in RunInput) (RunOutput, error) {
 	}); err != nil {
 		return RunOutput{}, err
 	}
-	traced := trace.WithSinks(withWorkflow(context.Background(), ctx), progress.NewSink(plog))
+	tasks.display = progress.NewSink(plog)
+	traced := trace.WithSinks(withWorkflow(context.Background(), ctx), tasks.display)
 	gctx, gcancel := context.WithCancelCause(traced)
 	defer gcancel(nil)
 	// A cancellation of the workflow cancels the evaluation as SIGINT does
@@ -240,6 +241,9 @@ type workflowTasks struct {
 	defined map[string]*definedTemplate
 	// slots are the run's agent semaphores (agentslots.go).
 	slots *agentSlots
+	// display is the sink of the run's progress events, to which a
+	// (plan-run) announces its plan's tasks (plan.go).
+	display *progress.Sink
 	// usage sums what the calls returned they used; executors maps a
 	// template's name to the executor its last finished call reported,
 	// which the display shows for its next calls while they run.
