@@ -38,6 +38,9 @@ type listing struct {
 	dirs   []listedDir // sorted by path; nil unless walked
 	walked bool        // listed by a walk, not by git
 	start  int64       // when the walk began (nanoseconds since the epoch)
+	// git is the state a git listing depended on, with dirs set to every
+	// directory git may list a file from; nil when unknown.
+	git *gitStamp
 }
 
 // skipDirs are the directories a walk outside a git work tree never enters
@@ -55,6 +58,23 @@ var skipDirs = map[string]bool{
 func listFiles(ctx context.Context, root string, exclude func(string) bool, walk bool) (listing, error) {
 	if walk || !inGitTree(root) {
 		return walkFiles(ctx, root, exclude)
+	}
+	// For a manifest that the next refresh can trust (manifest.go), the
+	// state git reads is recorded before git runs: whatever changes after
+	// start has a later ctime, and the manifest is not trusted.
+	start := time.Now().UnixNano()
+	var stamp *gitStamp
+	var ignored map[string]bool
+	if canVerify && gitDirAtRoot(root) {
+		if paths, ok := gitStateFiles(ctx, root); ok {
+			stamp = &gitStamp{env: gitEnvKey()}
+			for _, p := range paths {
+				stamp.files = append(stamp.files, statStamp(root, p))
+			}
+			if ignored, ok = ignoredDirs(ctx, root); !ok {
+				stamp = nil
+			}
+		}
 	}
 	paths, ok, err := gitFiles(ctx, root)
 	if err != nil {
@@ -78,7 +98,35 @@ func listFiles(ctx context.Context, root string, exclude func(string) bool, walk
 		files = append(files, fileOf(p, info))
 	}
 	slices.SortFunc(files, compareListed)
-	return listing{files: files}, nil
+	l := listing{files: files}
+	if stamp != nil {
+		dirs, gitignores, ok := gitTreeDirs(ctx, root, ignored)
+		if ok && coversFiles(dirs, files) {
+			for _, p := range gitignores {
+				stamp.files = append(stamp.files, statStamp(root, p))
+			}
+			slices.SortFunc(stamp.files, func(a, b stampFile) int { return strings.Compare(a.path, b.path) })
+			l.dirs, l.start, l.git = dirs, start, stamp
+		}
+	}
+	return l, nil
+}
+
+// coversFiles reports whether the directory of every file is one of dirs
+// (sorted by path).
+func coversFiles(dirs []listedDir, files []listedFile) bool {
+	last := "\x00"
+	for _, f := range files {
+		d, _ := splitPath(f.path)
+		if d == last {
+			continue
+		}
+		if _, found := slices.BinarySearchFunc(dirs, d, func(a listedDir, p string) int { return strings.Compare(a.path, p) }); !found {
+			return false
+		}
+		last = d
+	}
+	return true
 }
 
 // compareListed orders files by directory, then by name, so that the

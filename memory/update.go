@@ -156,6 +156,17 @@ func (s *Store) exclude(p string) bool {
 	return false
 }
 
+// stateHolds reports whether what a listing depends on besides the tree
+// is as when old was made: a walked manifest for a walked tree, or a git
+// manifest whose git state (index, ignore and configuration files,
+// environment) is unchanged for a tree git lists.
+func (s *Store) stateHolds(old *manifest, walk bool) bool {
+	if walk {
+		return old.walked
+	}
+	return old.git != nil && gitDirAtRoot(s.root) && old.git.stampOK(s.root)
+}
+
 // refreshKind says how the last update of a Store went (for tests).
 type refreshKind int
 
@@ -251,7 +262,7 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 		old, _ = decodeManifest(snap)
 	}
 	walk := s.opts.walk || !inGitTree(s.root)
-	if old != nil && walk && old.trusted(s.rel) && verifyManifest(ctx, s.root, old) {
+	if old != nil && old.trusted(s.rel) && s.stateHolds(old, walk) && verifyManifest(ctx, s.root, old) {
 		st.Files, st.Skipped = snapFiles, snapSkipped
 		s.lastRefresh = refreshVerified
 		return st, nil

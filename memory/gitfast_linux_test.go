@@ -1,0 +1,162 @@
+package memory
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// gitTree makes a git work tree with a committed file, an ignored
+// directory, an ignored file and an untracked file, with HOME and
+// XDG_CONFIG_HOME in temporary directories, and returns its root.
+func gitTree(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("EVALRUN_HOME", filepath.Join(home, "evalrun"))
+	root := t.TempDir()
+	git(t, root, "init", "-q")
+	writeFile(t, root, ".gitignore", "*.log\nbuild/\n")
+	writeFile(t, root, "a.txt", "alpha\n")
+	writeFile(t, root, "sub/b.go", "package sub\n")
+	writeFile(t, root, "build/out.txt", "ignored output\n")
+	writeFile(t, root, "logs/x.log", "ignored log\n")
+	git(t, root, "add", ".")
+	git(t, root, "commit", "-q", "-m", "init")
+	writeFile(t, root, "untracked.md", "# untracked\n")
+	if err := os.Mkdir(filepath.Join(root, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // the listing starts after the last change
+	return root
+}
+
+// TestRefreshTrustsGitManifest checks the fast path in a git work tree: an
+// unchanged tree is verified without running git, and every change that
+// alters what `git ls-files` lists, or a listed file, is seen by the next
+// refresh.
+func TestRefreshTrustsGitManifest(t *testing.T) {
+	trustNow(t)
+	root := gitTree(t)
+	s := mustOpen(t, root, WithDBPath(filepath.Join(t.TempDir(), "index.db")))
+	mustUpdate(t, s)
+	want := []string{".gitignore", "a.txt", "sub/b.go", "untracked.md"}
+	if got := indexedPaths(t, s); !slices.Equal(got, want) {
+		t.Fatalf("cold index %v, want %v", got, want)
+	}
+	time.Sleep(10 * time.Millisecond)
+	mustUpdate(t, s)
+	if s.lastRefresh != refreshVerified {
+		t.Fatalf("unchanged tree: refresh kind %d, want %d (verified)", s.lastRefresh, refreshVerified)
+	}
+
+	steps := []struct {
+		name   string
+		change func()
+		add    []string
+		remove []string
+	}{
+		{"new untracked file in an existing directory", func() { writeFile(t, root, "sub/new.go", "package sub\n") },
+			[]string{"sub/new.go"}, nil},
+		{"new untracked file in a new directory", func() { writeFile(t, root, "fresh/deep/n.txt", "new\n") },
+			[]string{"fresh/deep/n.txt"}, nil},
+		{"new untracked file in an empty directory", func() { writeFile(t, root, "empty/e.txt", "e\n") },
+			[]string{"empty/e.txt"}, nil},
+		{"new file in a directory of ignored files only", func() { writeFile(t, root, "logs/seen.txt", "seen\n") },
+			[]string{"logs/seen.txt"}, nil},
+		{"deleted tracked file", func() {
+			if err := os.Remove(filepath.Join(root, "sub", "b.go")); err != nil {
+				t.Fatal(err)
+			}
+		}, nil, []string{"sub/b.go"}},
+		{"git rm --cached", func() {
+			git(t, root, "rm", "-q", "--cached", "a.txt")
+			appendFile(t, filepath.Join(root, ".git", "info", "exclude"), "a.txt\n")
+		}, nil, []string{"a.txt"}},
+		{"new .gitignore line", func() { appendFile(t, filepath.Join(root, ".gitignore"), "untracked.md\n") },
+			nil, []string{"untracked.md"}},
+		{"new .gitignore in a subdirectory", func() { writeFile(t, root, "fresh/.gitignore", "deep/\n") },
+			[]string{"fresh/.gitignore"}, []string{"fresh/deep/n.txt"}},
+		{"changed .git/info/exclude", func() { appendFile(t, filepath.Join(root, ".git", "info", "exclude"), "empty/\n") },
+			nil, []string{"empty/e.txt"}},
+		{"changed global excludes file", func() {
+			writeFile(t, os.Getenv("XDG_CONFIG_HOME"), "git/ignore", "seen.txt\n")
+		}, nil, []string{"logs/seen.txt"}},
+		{"changed core.excludesFile", func() {
+			writeFile(t, os.Getenv("HOME"), "other-ignore", "new.go\n")
+			writeFile(t, os.Getenv("HOME"), ".gitconfig", "[core]\n\texcludesFile = ~/other-ignore\n")
+		}, []string{"logs/seen.txt"}, []string{"sub/new.go"}},
+		{"file in an ignored directory now re-included", func() {
+			writeFile(t, root, ".gitignore", "*.log\n")
+		}, []string{"build/out.txt", "untracked.md"}, nil},
+	}
+	cur := slices.Clone(want)
+	for _, st := range steps {
+		time.Sleep(10 * time.Millisecond)
+		st.change()
+		mustUpdate(t, s)
+		cur = slices.DeleteFunc(cur, func(p string) bool { return slices.Contains(st.remove, p) })
+		cur = append(cur, st.add...)
+		slices.Sort(cur)
+		if got := indexedPaths(t, s); !slices.Equal(got, cur) {
+			t.Fatalf("%s: index %v, want %v", st.name, got, cur)
+		}
+		if s.lastRefresh == refreshVerified {
+			t.Fatalf("%s: the change was not seen", st.name)
+		}
+		time.Sleep(10 * time.Millisecond)
+		mustUpdate(t, s)
+		if s.lastRefresh != refreshVerified {
+			t.Errorf("%s: unchanged after it, refresh kind %d, want %d (verified)", st.name, s.lastRefresh, refreshVerified)
+		}
+	}
+
+	// An edited file is read again.
+	time.Sleep(10 * time.Millisecond)
+	appendFile(t, filepath.Join(root, "untracked.md"), "zeta\n")
+	if got := counts(mustUpdate(t, s)); got[2] != 1 || s.lastRefresh != refreshWritten {
+		t.Errorf("edited file: counts %v, kind %d", got, s.lastRefresh)
+	}
+	if res, _ := s.Search(context.Background(), "zeta", StrategyContent, 5); !slices.Equal(res.IDs(), []string{"untracked.md"}) {
+		t.Errorf("the edit is not searchable: %v", res.IDs())
+	}
+}
+
+// TestGitManifestFallsBack checks that a git manifest is not trusted for a
+// linked work tree (a .git file) or under another git environment.
+func TestGitManifestFallsBack(t *testing.T) {
+	trustNow(t)
+	root := gitTree(t)
+	wt := filepath.Join(t.TempDir(), "linked")
+	git(t, root, "worktree", "add", "-q", wt)
+	time.Sleep(10 * time.Millisecond)
+	s := mustOpen(t, wt, WithDBPath(filepath.Join(t.TempDir(), "index.db")))
+	for i := range 2 {
+		mustUpdate(t, s)
+		if s.lastRefresh == refreshVerified {
+			t.Fatalf("linked work tree, refresh %d: verified without git", i+1)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := indexedPaths(t, s); !slices.Equal(got, []string{".gitignore", "a.txt", "sub/b.go"}) {
+		t.Errorf("linked work tree index %v", got)
+	}
+
+	s2 := mustOpen(t, root, WithDBPath(filepath.Join(t.TempDir(), "index.db")))
+	mustUpdate(t, s2)
+	time.Sleep(10 * time.Millisecond)
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "cfg"))
+	mustUpdate(t, s2)
+	if s2.lastRefresh == refreshVerified {
+		t.Error("another git environment: verified without git")
+	}
+}
