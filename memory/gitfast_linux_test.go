@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -159,4 +160,87 @@ func TestGitManifestFallsBack(t *testing.T) {
 	if s2.lastRefresh == refreshVerified {
 		t.Error("another git environment: verified without git")
 	}
+}
+
+// gitCopyFiles is how many files of GOROOT/src BenchmarkIndexGitUnchanged
+// copies into a new git repository.
+const gitCopyFiles = 3000
+
+// BenchmarkIndexGitUnchanged refreshes the index of a git work tree (the
+// first gitCopyFiles files of GOROOT/src, committed, plus an untracked
+// file) when nothing changed. cpu-s/op counts the git processes too.
+func BenchmarkIndexGitUnchanged(b *testing.B) {
+	src := gorootSrc()
+	if src == "" {
+		b.Skip("GOROOT/src is missing")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	root := b.TempDir()
+	n := 0
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || n >= gitCopyFiles {
+			return filepath.SkipDir
+		}
+		if d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		dst := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		n++
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	git(b, root, "init", "-q")
+	git(b, root, "add", ".")
+	git(b, root, "commit", "-q", "-m", "copy")
+	if err := os.WriteFile(filepath.Join(root, "untracked.go"), []byte("package main\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	s := mustOpen(b, root, WithDBPath(filepath.Join(b.TempDir(), "index.db")))
+	st := mustUpdate(b, s)
+	// The first refresh after racyMargin stores a manifest it can trust.
+	time.Sleep(racyMargin + 100*time.Millisecond)
+	mustUpdate(b, s)
+	cpu := cpuTimeWithChildren()
+	b.ResetTimer()
+	for b.Loop() {
+		st, err := s.Update(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Added+st.Updated+st.Removed != 0 {
+			b.Fatalf("unchanged tree: %s", st)
+		}
+	}
+	b.ReportMetric((cpuTimeWithChildren()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(float64(st.Files), "files")
+	verified := 0.0
+	if s.lastRefresh == refreshVerified {
+		verified = 1
+	}
+	b.ReportMetric(verified, "verified")
+}
+
+// cpuTimeWithChildren is cpuTime plus the CPU time of the child processes
+// that have been waited for (git).
+func cpuTimeWithChildren() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) != nil {
+		return cpuTime()
+	}
+	return cpuTime() + time.Duration(ru.Utime.Nano()+ru.Stime.Nano())
 }
