@@ -79,10 +79,10 @@ func TestRefreshTrustsGitManifest(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, nil, []string{"sub/b.go"}},
-		{"git rm --cached", func() {
-			git(t, root, "rm", "-q", "--cached", "a.txt")
-			appendFile(t, filepath.Join(root, ".git", "info", "exclude"), "a.txt\n")
-		}, nil, []string{"a.txt"}},
+		{"git add -f of an ignored file", func() { git(t, root, "add", "-f", "logs/x.log") },
+			[]string{"logs/x.log"}, nil},
+		{"git rm --cached of an ignored file", func() { git(t, root, "rm", "-q", "--cached", "logs/x.log") },
+			nil, []string{"logs/x.log"}},
 		{"new .gitignore line", func() { appendFile(t, filepath.Join(root, ".gitignore"), "untracked.md\n") },
 			nil, []string{"untracked.md"}},
 		{"new .gitignore in a subdirectory", func() { writeFile(t, root, "fresh/.gitignore", "deep/\n") },

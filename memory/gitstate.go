@@ -49,11 +49,13 @@ func statStamp(root, path string) stampFile {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(root, filepath.FromSlash(p))
 	}
-	info, err := os.Lstat(p)
-	if err != nil {
+	// A symbolic link (a dotfile kept elsewhere) is followed: what git
+	// reads is the target.
+	size, mtime, ctime, ok := statFollow(p)
+	if !ok {
 		return stampFile{path: path, size: -1}
 	}
-	return stampFile{path: path, size: info.Size(), mtime: info.ModTime().UnixNano(), ctime: pathCtime(p)}
+	return stampFile{path: path, size: size, mtime: mtime, ctime: ctime}
 }
 
 // gitStateFiles returns the files besides the tree's .gitignore files
@@ -73,7 +75,8 @@ func gitStateFiles(ctx context.Context, root string) (paths []string, ok bool) {
 	if xdg == "" && home != "" {
 		xdg = filepath.Join(home, ".config")
 	}
-	paths = []string{".git/index", ".git/info/exclude", ".git/config", ".git/config.worktree"}
+	// HEAD: a configuration may include a file only on some branch.
+	paths = []string{".git/index", ".git/info/exclude", ".git/config", ".git/config.worktree", ".git/HEAD"}
 	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
 		paths = append(paths, g)
 	} else if home != "" {
@@ -108,8 +111,8 @@ func gitStateFiles(ctx context.Context, root string) (paths []string, ok bool) {
 			excludes = value
 			if rest, ok := strings.CutPrefix(value, "~/"); ok && home != "" {
 				excludes = filepath.Join(home, rest)
-			} else if strings.HasPrefix(value, "~") {
-				return nil, false // another user's home
+			} else if strings.HasPrefix(value, "~") || strings.HasPrefix(value, "%(") {
+				return nil, false // another user's home, or git's prefix
 			}
 		}
 	}
