@@ -29,9 +29,17 @@ import (
 // within one tick of the walk could pass unseen until the directory
 // changes again.)
 //
-// Layout: manifestMagic, uvarint flags (manifestWalked), varint start of
-// the walk (ns), uvarint-prefixed database path relative to the root,
-// then three sections, each but the last prefixed by its length in bytes:
+// A git listing can be trusted the same way when it also recorded the
+// state git read (gitStamp, gitstate.go) and, as its directories, every
+// directory git may list a file from: then a listing now would be the
+// same when that state, every directory's ctime and every file's stat
+// are unchanged. Its recorded ctimes follow the same racyMargin rule.
+//
+// Layout: manifestMagic, uvarint flags (manifestWalked or manifestGit),
+// varint start of the listing (ns), uvarint-prefixed database path
+// relative to the root, for manifestGit the git state (uvarint-prefixed
+// environment key, uvarint count, per file uvarint-prefixed path and
+// varints size, modification time, ctime), then three sections, each but the last prefixed by its length in bytes:
 // dirs (per directory: uvarint-prefixed path, uvarint file count), ctimes
 // (a varint per directory) and files (per file: uvarint-prefixed name, a
 // byte 1 for regular or 0, varint size, varint time). Two manifests list
@@ -73,9 +81,10 @@ var errBadManifest = errors.New("malformed manifest")
 
 // encodeManifest returns the stored form of a listing; dbRel is the
 // database's path relative to the root ('/'-separated), which the listing
-// leaves out. A git listing has no directories of its own: its files are
-// grouped by their directories, with no ctime and no start time, so that
-// the same files give the same bytes.
+// leaves out. A git listing without its git state (listing.git) has no
+// directories of its own: its files are grouped by their directories,
+// with no ctime and no start time, so that the same files give the same
+// bytes.
 func encodeManifest(l listing, dbRel string) []byte {
 	dirs := l.dirs
 	if dirs == nil {
@@ -225,8 +234,10 @@ func sameFiles(a, b *manifest) bool {
 }
 
 // trusted reports whether verifyManifest may rely on m: it was made by a
-// walk of the same tree layout, and every directory's ctime is known and
-// older than the walk by racyMargin.
+// walk, or by git with its git state, of the same tree layout, and every
+// directory's and git state file's ctime is known and older than the
+// listing by racyMargin. (That the git state still holds is checked
+// apart: gitStamp.stampOK.)
 func (m *manifest) trusted(dbRel string) bool {
 	if !(m.walked || m.git != nil) || m.dbRel != dbRel {
 		return false
