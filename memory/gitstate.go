@@ -35,7 +35,7 @@ func gitEnvKey() string {
 	var keep []string
 	for _, kv := range gitEnv() {
 		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "HOME=") ||
-			strings.HasPrefix(kv, "XDG_CONFIG_HOME=") || strings.HasPrefix(kv, "PREFIX=") {
+			strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
 			keep = append(keep, kv)
 		}
 	}
@@ -66,6 +66,9 @@ func statStamp(root, path string) stampFile {
 // (included files too) and the global excludes file. ok is false when git
 // cannot report its configuration.
 func gitStateFiles(ctx context.Context, root string) (paths []string, ok bool) {
+	if os.Getenv("GIT_COMMON_DIR") != "" {
+		return nil, false // the state is not in root's .git
+	}
 	out, ok := runGit(ctx, root, nil, 0, "config", "-z", "--list", "--show-origin")
 	if !ok {
 		return nil, false
@@ -88,7 +91,14 @@ func gitStateFiles(ctx context.Context, root string) (paths []string, ok bool) {
 	if s := os.Getenv("GIT_CONFIG_SYSTEM"); s != "" {
 		paths = append(paths, s)
 	} else {
+		// The system file is PREFIX/etc/gitconfig, /etc/gitconfig for a
+		// git installed under /usr.
 		paths = append(paths, "/etc/gitconfig")
+		if bin, err := exec.LookPath("git"); err == nil {
+			if bin, err = filepath.EvalSymlinks(bin); err == nil {
+				paths = append(paths, filepath.Join(filepath.Dir(filepath.Dir(bin)), "etc", "gitconfig"))
+			}
+		}
 	}
 	if xdg != "" {
 		paths = append(paths, filepath.Join(xdg, "git", "ignore"))
