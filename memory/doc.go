@@ -74,7 +74,7 @@
 // stats, through symbolic links, of the index, HEAD, the repository's
 // config and info/exclude, every .gitignore in those directories, the
 // global and system configuration files, every file git read a setting
-// from, and the global excludes file, with the GIT_*, HOME and
+// from or that an include names, and the global excludes file, with the GIT_*, HOME and
 // XDG_CONFIG_HOME variables (gitstate.go). When all of them hold, with
 // the same 2 s rule for every recorded ctime, the refresh runs no git and
 // checks the manifest as above. A linked work tree or submodule (a .git

@@ -96,6 +96,13 @@ func TestRefreshTrustsGitManifest(t *testing.T) {
 			writeFile(t, os.Getenv("HOME"), "other-ignore", "new.go\n")
 			writeFile(t, os.Getenv("HOME"), ".gitconfig", "[core]\n\texcludesFile = ~/other-ignore\n")
 		}, []string{"logs/seen.txt"}, []string{"sub/new.go"}},
+		{"include of a missing configuration file", func() {
+			writeFile(t, os.Getenv("HOME"), ".gitconfig", "[core]\n\texcludesFile = ~/other-ignore\n[include]\n\tpath = .gitconfig.local\n")
+		}, nil, nil},
+		{"included configuration file created", func() {
+			writeFile(t, os.Getenv("HOME"), "third-ignore", "fresh/.gitignore\n")
+			writeFile(t, os.Getenv("HOME"), ".gitconfig.local", "[core]\n\texcludesFile = ~/third-ignore\n")
+		}, []string{"sub/new.go"}, []string{"fresh/.gitignore"}},
 		{"file in an ignored directory now re-included", func() {
 			writeFile(t, root, ".gitignore", "*.log\n")
 		}, []string{"build/out.txt", "untracked.md"}, nil},

@@ -63,7 +63,7 @@ func statStamp(root, path string) stampFile {
 // in root, whose .git is a directory: the index, info/exclude, the
 // repository's configuration, the global and system configuration files
 // wherever git would look for them, every file git read a setting from
-// (included files too) and the global excludes file. ok is false when git
+// and every included file, existing or not, and the global excludes file. ok is false when git
 // cannot report its configuration.
 func gitStateFiles(ctx context.Context, root string) (paths []string, ok bool) {
 	if os.Getenv("GIT_COMMON_DIR") != "" {
@@ -103,33 +103,56 @@ func gitStateFiles(ctx context.Context, root string) (paths []string, ok bool) {
 	if xdg != "" {
 		paths = append(paths, filepath.Join(xdg, "git", "ignore"))
 	}
+	// expand resolves a path value of a setting as git does; ok is false
+	// for a form git would resolve elsewhere.
+	expand := func(value, relTo string) (string, bool) {
+		if rest, ok := strings.CutPrefix(value, "~/"); ok && home != "" {
+			return filepath.Join(home, rest), true
+		}
+		if strings.HasPrefix(value, "~") || strings.HasPrefix(value, "%(") {
+			return "", false // another user's home, or git's prefix
+		}
+		if !filepath.IsAbs(value) {
+			value = filepath.Join(relTo, value)
+		}
+		return value, true
+	}
 	excludes := ""
 	// Each record is "file:PATH" NUL "key" LF "value" NUL.
 	fields := strings.Split(out, "\x00")
 	for i := 0; i+1 < len(fields); i += 2 {
 		origin, kv := fields[i], fields[i+1]
+		file := ""
 		if p, isFile := strings.CutPrefix(origin, "file:"); isFile {
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(root, p)
 			}
 			paths = append(paths, p)
+			file = p
 		} else if origin != "command line:" {
 			return nil, false // a blob or standard input: no file to stat
 		}
 		key, value, _ := strings.Cut(kv, "\n")
-		if key == "core.excludesfile" {
-			excludes = value
-			if rest, ok := strings.CutPrefix(value, "~/"); ok && home != "" {
-				excludes = filepath.Join(home, rest)
-			} else if strings.HasPrefix(value, "~") || strings.HasPrefix(value, "%(") {
-				return nil, false // another user's home, or git's prefix
+		switch {
+		case key == "core.excludesfile":
+			// Relative to the work tree, where git runs.
+			if excludes, ok = expand(value, root); !ok {
+				return nil, false
 			}
+		case key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path"):
+			// An included file that does not exist yet is read once it
+			// does; a relative one is relative to the including file.
+			if file == "" {
+				return nil, false
+			}
+			p, ok := expand(value, filepath.Dir(file))
+			if !ok {
+				return nil, false
+			}
+			paths = append(paths, p)
 		}
 	}
 	if excludes != "" {
-		if !filepath.IsAbs(excludes) {
-			excludes = filepath.Join(root, excludes)
-		}
 		paths = append(paths, excludes)
 	}
 	slices.Sort(paths)
