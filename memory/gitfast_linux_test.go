@@ -177,6 +177,72 @@ const gitCopyFiles = 3000
 // first gitCopyFiles files of GOROOT/src, committed, plus an untracked
 // file) when nothing changed. cpu-s/op counts the git processes too.
 func BenchmarkIndexGitUnchanged(b *testing.B) {
+	root := gitCopy(b)
+	s := mustOpen(b, root, WithDBPath(filepath.Join(b.TempDir(), "index.db")))
+	st := mustUpdate(b, s)
+	// The first refresh after racyMargin stores a manifest it can trust.
+	time.Sleep(racyMargin + 100*time.Millisecond)
+	mustUpdate(b, s)
+	cpu := cpuTimeWithChildren()
+	b.ResetTimer()
+	for b.Loop() {
+		st, err := s.Update(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Added+st.Updated+st.Removed != 0 {
+			b.Fatalf("unchanged tree: %s", st)
+		}
+	}
+	b.ReportMetric((cpuTimeWithChildren()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(float64(st.Files), "files")
+	verified := 0.0
+	if s.lastRefresh == refreshVerified {
+		verified = 1
+	}
+	b.ReportMetric(verified, "verified")
+}
+
+// cpuTimeWithChildren is cpuTime plus the CPU time of the child processes
+// that have been waited for (git).
+func cpuTimeWithChildren() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) != nil {
+		return cpuTime()
+	}
+	return cpuTime() + time.Duration(ru.Utime.Nano()+ru.Stime.Nano())
+}
+
+// BenchmarkIndexGitIndexTouched refreshes the same tree as
+// BenchmarkIndexGitUnchanged after the git index got a new time (as a
+// command that rewrites it gives it): git lists the tree, and the
+// manifest with the git state is built again.
+func BenchmarkIndexGitIndexTouched(b *testing.B) {
+	root := gitCopy(b)
+	s := mustOpen(b, root, WithDBPath(filepath.Join(b.TempDir(), "index.db")))
+	mustUpdate(b, s)
+	index := filepath.Join(root, ".git", "index")
+	cpu := cpuTimeWithChildren()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if err := os.Chtimes(index, time.Time{}, time.Now().Add(-time.Hour-time.Duration(i)*time.Second)); err != nil {
+			b.Fatal(err)
+		}
+		st, err := s.Update(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Added+st.Updated+st.Removed != 0 || s.lastRefresh == refreshVerified {
+			b.Fatalf("touched index: %s, refresh kind %d", st, s.lastRefresh)
+		}
+	}
+	b.ReportMetric((cpuTimeWithChildren()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// gitCopy copies the first gitCopyFiles files of GOROOT/src into a new git
+// repository, commits them, adds an untracked file and returns its root.
+func gitCopy(b *testing.B) string {
+	b.Helper()
 	src := gorootSrc()
 	if src == "" {
 		b.Skip("GOROOT/src is missing")
@@ -217,37 +283,5 @@ func BenchmarkIndexGitUnchanged(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(root, "untracked.go"), []byte("package main\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	s := mustOpen(b, root, WithDBPath(filepath.Join(b.TempDir(), "index.db")))
-	st := mustUpdate(b, s)
-	// The first refresh after racyMargin stores a manifest it can trust.
-	time.Sleep(racyMargin + 100*time.Millisecond)
-	mustUpdate(b, s)
-	cpu := cpuTimeWithChildren()
-	b.ResetTimer()
-	for b.Loop() {
-		st, err := s.Update(context.Background())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if st.Added+st.Updated+st.Removed != 0 {
-			b.Fatalf("unchanged tree: %s", st)
-		}
-	}
-	b.ReportMetric((cpuTimeWithChildren()-cpu).Seconds()/float64(b.N), "cpu-s/op")
-	b.ReportMetric(float64(st.Files), "files")
-	verified := 0.0
-	if s.lastRefresh == refreshVerified {
-		verified = 1
-	}
-	b.ReportMetric(verified, "verified")
-}
-
-// cpuTimeWithChildren is cpuTime plus the CPU time of the child processes
-// that have been waited for (git).
-func cpuTimeWithChildren() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) != nil {
-		return cpuTime()
-	}
-	return cpuTime() + time.Duration(ru.Utime.Nano()+ru.Stime.Nano())
+	return root
 }
