@@ -239,6 +239,34 @@ func BenchmarkIndexGitIndexTouched(b *testing.B) {
 	b.ReportMetric((cpuTimeWithChildren()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 }
 
+// BenchmarkIndexGitFileTouched refreshes the same tree as
+// BenchmarkIndexGitUnchanged after one tracked file got a new time, as an
+// edit gives it: git lists the tree again (the git state of the manifest
+// holds, so only git ls-files runs) and the file is read again.
+func BenchmarkIndexGitFileTouched(b *testing.B) {
+	root := gitCopy(b)
+	s := mustOpen(b, root, WithDBPath(filepath.Join(b.TempDir(), "index.db")))
+	mustUpdate(b, s)
+	time.Sleep(racyMargin + 100*time.Millisecond)
+	mustUpdate(b, s)
+	file := filepath.Join(root, "untracked.go")
+	cpu := cpuTimeWithChildren()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if err := os.Chtimes(file, time.Time{}, time.Now().Add(-time.Hour-time.Duration(i)*time.Second)); err != nil {
+			b.Fatal(err)
+		}
+		st, err := s.Update(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Added+st.Updated+st.Removed != 0 || s.lastRefresh != refreshWritten {
+			b.Fatalf("touched file: %s, refresh kind %d", st, s.lastRefresh)
+		}
+	}
+	b.ReportMetric((cpuTimeWithChildren()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+}
+
 // gitCopy copies the first gitCopyFiles files of GOROOT/src into a new git
 // repository, commits them, adds an untracked file and returns its root.
 func gitCopy(b *testing.B) string {

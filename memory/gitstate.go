@@ -16,8 +16,9 @@ import (
 // configuration, and the stats of the index, the exclude files and every
 // configuration file (see manifest.go).
 type gitStamp struct {
-	env   string      // gitEnvKey when the listing was made
-	files []stampFile // sorted by path
+	env     string      // gitEnvKey when the listing was made
+	files   []stampFile // sorted by path
+	ignored []string    // the directories of ignoredDirs, sorted
 }
 
 // stampFile is the stat of one file a git listing depends on; a file that

@@ -55,7 +55,12 @@ var skipDirs = map[string]bool{
 // tracked files plus untracked files that are not ignored; elsewhere a walk.
 // Paths for which exclude reports true are left out. Symbolic links and other
 // non-regular files are returned with regular false.
-func listFiles(ctx context.Context, root string, exclude func(string) bool, walk bool) (listing, error) {
+//
+// prev is the git state of the last listing when it still holds and was
+// recorded before any change to it (manifest.gitStateTrusted): what git
+// reported of its configuration and of the directories it ignores is then
+// the same, and only git ls-files runs again.
+func listFiles(ctx context.Context, root string, exclude func(string) bool, walk bool, prev *gitStamp) (listing, error) {
 	if walk || !inGitTree(root) {
 		return walkFiles(ctx, root, exclude)
 	}
@@ -65,7 +70,16 @@ func listFiles(ctx context.Context, root string, exclude func(string) bool, walk
 	start := time.Now().UnixNano()
 	var stamp *gitStamp
 	var ignored map[string]bool
-	if canVerify && gitDirAtRoot(root) {
+	if canVerify && gitDirAtRoot(root) && prev != nil {
+		stamp = &gitStamp{env: prev.env, ignored: prev.ignored}
+		for _, f := range prev.files {
+			stamp.files = append(stamp.files, statStamp(root, f.path))
+		}
+		ignored = make(map[string]bool, len(prev.ignored))
+		for _, d := range prev.ignored {
+			ignored[d] = true
+		}
+	} else if canVerify && gitDirAtRoot(root) {
 		if paths, ok := gitStateFiles(ctx, root); ok {
 			stamp = &gitStamp{env: gitEnvKey()}
 			for _, p := range paths {
@@ -73,6 +87,11 @@ func listFiles(ctx context.Context, root string, exclude func(string) bool, walk
 			}
 			if ignored, ok = ignoredDirs(ctx, root); !ok {
 				stamp = nil
+			} else {
+				for d := range ignored {
+					stamp.ignored = append(stamp.ignored, d)
+				}
+				slices.Sort(stamp.ignored)
 			}
 		}
 	}
@@ -105,7 +124,9 @@ func listFiles(ctx context.Context, root string, exclude func(string) bool, walk
 			for _, p := range gitignores {
 				stamp.files = append(stamp.files, statStamp(root, p))
 			}
-			slices.SortFunc(stamp.files, func(a, b stampFile) int { return strings.Compare(a.path, b.path) })
+			// A .gitignore of prev is stat'ed twice: the first stat stays.
+			slices.SortStableFunc(stamp.files, func(a, b stampFile) int { return strings.Compare(a.path, b.path) })
+			stamp.files = slices.CompactFunc(stamp.files, func(a, b stampFile) bool { return a.path == b.path })
 			l.dirs, l.start, l.git = dirs, start, stamp
 		}
 	}

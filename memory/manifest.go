@@ -39,7 +39,8 @@ import (
 // varint start of the listing (ns), uvarint-prefixed database path
 // relative to the root, for manifestGit the git state (uvarint-prefixed
 // environment key, uvarint count, per file uvarint-prefixed path and
-// varints size, modification time, ctime), then three sections, each but the last prefixed by its length in bytes:
+// varints size, modification time, ctime, uvarint count of ignored
+// directories, each uvarint-prefixed), then three sections, each but the last prefixed by its length in bytes:
 // dirs (per directory: uvarint-prefixed path, uvarint file count), ctimes
 // (a varint per directory) and files (per file: uvarint-prefixed name, a
 // byte 1 for regular or 0, varint size, varint time). Two manifests list
@@ -153,6 +154,11 @@ func encodeManifest(l listing, dbRel string) []byte {
 			out = binary.AppendVarint(out, f.mtime)
 			out = binary.AppendVarint(out, f.ctime)
 		}
+		out = binary.AppendUvarint(out, uint64(len(l.git.ignored)))
+		for _, d := range l.git.ignored {
+			out = binary.AppendUvarint(out, uint64(len(d)))
+			out = append(out, d...)
+		}
 	}
 	out = binary.AppendUvarint(out, uint64(len(dirSec)))
 	out = append(out, dirSec...)
@@ -180,6 +186,10 @@ func decodeManifest(b []byte) (*manifest, error) {
 			f := stampFile{path: string(r.bytes(int(r.uvarint())))}
 			f.size, f.mtime, f.ctime = r.varint(), r.varint(), r.varint()
 			m.git.files = append(m.git.files, f)
+		}
+		n = r.uvarint()
+		for i := uint64(0); i < n && !r.bad; i++ {
+			m.git.ignored = append(m.git.ignored, string(r.bytes(int(r.uvarint()))))
 		}
 	}
 	m.dirSec = r.bytes(int(r.uvarint()))
@@ -242,16 +252,29 @@ func (m *manifest) trusted(dbRel string) bool {
 	if !(m.walked || m.git != nil) || m.dbRel != dbRel {
 		return false
 	}
-	limit := m.start - int64(racyMargin)
-	if m.git != nil {
-		for _, f := range m.git.files {
-			if f.size >= 0 && (f.ctime == 0 || f.ctime >= limit || f.mtime >= limit) {
-				return false
-			}
-		}
+	if m.git != nil && !m.gitStateTrusted() {
+		return false
 	}
+	limit := m.start - int64(racyMargin)
 	for _, d := range m.dirs {
 		if d.ctime == 0 || d.ctime >= limit {
+			return false
+		}
+	}
+	return true
+}
+
+// gitStateTrusted reports whether m has a git state whose files' ctimes
+// are known and older than the listing by racyMargin: what git reported
+// then (its configuration, the directories it ignores) was read after
+// the last change to them.
+func (m *manifest) gitStateTrusted() bool {
+	if m.git == nil {
+		return false
+	}
+	limit := m.start - int64(racyMargin)
+	for _, f := range m.git.files {
+		if f.size >= 0 && (f.ctime == 0 || f.ctime >= limit || f.mtime >= limit) {
 			return false
 		}
 	}

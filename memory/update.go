@@ -156,17 +156,6 @@ func (s *Store) exclude(p string) bool {
 	return false
 }
 
-// stateHolds reports whether what a listing depends on besides the tree
-// is as when old was made: a walked manifest for a walked tree, or a git
-// manifest whose git state (index, ignore and configuration files,
-// environment) is unchanged for a tree git lists.
-func (s *Store) stateHolds(old *manifest, walk bool) bool {
-	if walk {
-		return old.walked
-	}
-	return old.git != nil && gitDirAtRoot(s.root) && old.git.stampOK(s.root)
-}
-
 // refreshKind says how the last update of a Store went (for tests).
 type refreshKind int
 
@@ -262,7 +251,11 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 		old, _ = decodeManifest(snap)
 	}
 	walk := s.opts.walk || !inGitTree(s.root)
-	if old != nil && old.trusted(s.rel) && s.stateHolds(old, walk) && verifyManifest(ctx, s.root, old) {
+	var gitHolds bool // the git state of old holds
+	if old != nil && !walk && old.git != nil {
+		gitHolds = gitDirAtRoot(s.root) && old.git.stampOK(s.root)
+	}
+	if old != nil && old.trusted(s.rel) && (walk && old.walked || gitHolds) && verifyManifest(ctx, s.root, old) {
 		st.Files, st.Skipped = snapFiles, snapSkipped
 		s.lastRefresh = refreshVerified
 		return st, nil
@@ -274,7 +267,11 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 	// Otherwise list the tree. When the files are the same, only the
 	// manifest is rewritten, and only when the new one can be trusted
 	// by the next refresh.
-	listed, err := listFiles(ctx, s.root, s.exclude, walk)
+	var prev *gitStamp
+	if gitHolds && old.gitStateTrusted() {
+		prev = old.git
+	}
+	listed, err := listFiles(ctx, s.root, s.exclude, walk, prev)
 	if err != nil {
 		return st, err
 	}
