@@ -65,36 +65,22 @@ func listFiles(ctx context.Context, root string, exclude func(string) bool, walk
 		return walkFiles(ctx, root, exclude)
 	}
 	// For a manifest that the next refresh can trust (manifest.go), the
-	// state git reads is recorded before git runs: whatever changes after
-	// start has a later ctime, and the manifest is not trusted.
+	// state git reads and the tree's directories are recorded on another
+	// goroutine while git lists. Whatever changes after start has a later
+	// ctime, and the manifest is then not trusted.
 	start := time.Now().UnixNano()
-	var stamp *gitStamp
-	var ignored map[string]bool
-	if canVerify && gitDirAtRoot(root) && prev != nil {
-		stamp = &gitStamp{env: prev.env, ignored: prev.ignored}
-		for _, f := range prev.files {
-			stamp.files = append(stamp.files, statStamp(root, f.path))
+	var (
+		stamp *gitStamp
+		dirs  []listedDir
+		state = make(chan struct{})
+	)
+	go func() {
+		defer close(state)
+		if canVerify && gitDirAtRoot(root) {
+			stamp, dirs = recordGitState(ctx, root, prev)
 		}
-		ignored = make(map[string]bool, len(prev.ignored))
-		for _, d := range prev.ignored {
-			ignored[d] = true
-		}
-	} else if canVerify && gitDirAtRoot(root) {
-		if paths, ok := gitStateFiles(ctx, root); ok {
-			stamp = &gitStamp{env: gitEnvKey()}
-			for _, p := range paths {
-				stamp.files = append(stamp.files, statStamp(root, p))
-			}
-			if ignored, ok = ignoredDirs(ctx, root); !ok {
-				stamp = nil
-			} else {
-				for d := range ignored {
-					stamp.ignored = append(stamp.ignored, d)
-				}
-				slices.Sort(stamp.ignored)
-			}
-		}
-	}
+	}()
+	defer func() { <-state }()
 	paths, ok, err := gitFiles(ctx, root)
 	if err != nil {
 		return listing{}, err
@@ -118,19 +104,55 @@ func listFiles(ctx context.Context, root string, exclude func(string) bool, walk
 	}
 	slices.SortFunc(files, compareListed)
 	l := listing{files: files}
-	if stamp != nil {
-		dirs, gitignores, ok := gitTreeDirs(ctx, root, ignored)
-		if ok && coversFiles(dirs, files) {
-			for _, p := range gitignores {
-				stamp.files = append(stamp.files, statStamp(root, p))
-			}
-			// A .gitignore of prev is stat'ed twice: the first stat stays.
-			slices.SortStableFunc(stamp.files, func(a, b stampFile) int { return strings.Compare(a.path, b.path) })
-			stamp.files = slices.CompactFunc(stamp.files, func(a, b stampFile) bool { return a.path == b.path })
-			l.dirs, l.start, l.git = dirs, start, stamp
-		}
+	<-state
+	if stamp != nil && coversFiles(dirs, files) {
+		l.dirs, l.start, l.git = dirs, start, stamp
 	}
 	return l, nil
+}
+
+// recordGitState returns the git state of root (gitStamp) and every
+// directory git may list a file from, with its ctime; stamp is nil when
+// they cannot be known. prev is as for listFiles.
+func recordGitState(ctx context.Context, root string, prev *gitStamp) (stamp *gitStamp, dirs []listedDir) {
+	var ignored map[string]bool
+	if prev != nil {
+		stamp = &gitStamp{env: prev.env, ignored: prev.ignored}
+		for _, f := range prev.files {
+			stamp.files = append(stamp.files, statStamp(root, f.path))
+		}
+		ignored = make(map[string]bool, len(prev.ignored))
+		for _, d := range prev.ignored {
+			ignored[d] = true
+		}
+	} else {
+		paths, ok := gitStateFiles(ctx, root)
+		if !ok {
+			return nil, nil
+		}
+		stamp = &gitStamp{env: gitEnvKey()}
+		for _, p := range paths {
+			stamp.files = append(stamp.files, statStamp(root, p))
+		}
+		if ignored, ok = ignoredDirs(ctx, root); !ok {
+			return nil, nil
+		}
+		for d := range ignored {
+			stamp.ignored = append(stamp.ignored, d)
+		}
+		slices.Sort(stamp.ignored)
+	}
+	dirs, gitignores, ok := gitTreeDirs(ctx, root, ignored)
+	if !ok {
+		return nil, nil
+	}
+	for _, p := range gitignores {
+		stamp.files = append(stamp.files, statStamp(root, p))
+	}
+	// A .gitignore of prev is stat'ed twice: the first stat stays.
+	slices.SortStableFunc(stamp.files, func(a, b stampFile) int { return strings.Compare(a.path, b.path) })
+	stamp.files = slices.CompactFunc(stamp.files, func(a, b stampFile) bool { return a.path == b.path })
+	return stamp, dirs
 }
 
 // coversFiles reports whether the directory of every file is one of dirs
