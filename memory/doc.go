@@ -79,7 +79,10 @@
 // the same 2 s rule for every recorded ctime, the refresh runs no git and
 // checks the manifest as above. A linked work tree or submodule (a .git
 // file), a root below the top of its work tree, or a configuration git
-// cannot report always runs git ls-files.
+// cannot report always runs git ls-files. A listing whose recorded git
+// state still holds (only files or directories changed) reuses what git
+// reported of its configuration and ignored directories and runs only git
+// ls-files; the state and the directories are recorded while it runs.
 //
 // Otherwise the refresh lists the tree (directories read by a pool of up to
 // four workers through blocking descriptors, each file's size and time read
