@@ -60,9 +60,29 @@
 // passes this check would list exactly as the manifest: nothing else is
 // read and nothing is written. The 2 s margin keeps a change made in the
 // same clock tick as the walk's read of its directory from passing
-// unseen. The check is Linux's (O_PATH); elsewhere, and in a git work tree
-// (where git ls-files, .gitignore and the git index decide the files), the
-// refresh lists the tree every time.
+// unseen. The check is Linux's (O_PATH); elsewhere the refresh lists the
+// tree every time.
+//
+// In a git work tree the files are what git ls-files lists, which changes
+// only with the git index, an entry created, removed or renamed in a
+// directory git looks into, or what git reads to decide what is ignored.
+// When the root holds its repository's .git directory, a git listing
+// therefore records in the manifest the ctime of every directory git may
+// list a file from (a walk skipping .git, .evalrun, nested repositories
+// and the directories an ignore pattern matches as a whole, as git
+// check-ignore says; a directory holding only ignored files is walked) and the
+// stats, through symbolic links, of the index, HEAD, the repository's
+// config and info/exclude, every .gitignore in those directories, the
+// global and system configuration files, every file git read a setting
+// from or that an include names, and the global excludes file, with the GIT_*, HOME and
+// XDG_CONFIG_HOME variables (gitstate.go). When all of them hold, with
+// the same 2 s rule for every recorded ctime, the refresh runs no git and
+// checks the manifest as above. A linked work tree or submodule (a .git
+// file), a root below the top of its work tree, or a configuration git
+// cannot report always runs git ls-files. A listing whose recorded git
+// state still holds (only files or directories changed) reuses what git
+// reported of its configuration and ignored directories and runs only git
+// ls-files; the state and the directories are recorded while it runs.
 //
 // Otherwise the refresh lists the tree (directories read by a pool of up to
 // four workers through blocking descriptors, each file's size and time read

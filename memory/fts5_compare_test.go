@@ -32,7 +32,7 @@ type fts5Index struct {
 func buildFTS5(tb testing.TB, root, dbPath string) *fts5Index {
 	tb.Helper()
 	s := &Store{root: root}
-	l, err := listFiles(context.Background(), root, func(string) bool { return false }, false)
+	l, err := listFiles(context.Background(), root, func(string) bool { return false }, false, nil)
 	listed := l.files
 	if err != nil {
 		tb.Fatal(err)

@@ -45,7 +45,7 @@ func indexedPaths(t *testing.T, s *Store) []string {
 	return out
 }
 
-func mustOpen(t *testing.T, root string, opts ...Option) *Store {
+func mustOpen(t testing.TB, root string, opts ...Option) *Store {
 	t.Helper()
 	s, err := OpenStore(root, opts...)
 	if err != nil {
@@ -55,7 +55,7 @@ func mustOpen(t *testing.T, root string, opts ...Option) *Store {
 	return s
 }
 
-func mustUpdate(t *testing.T, s *Store) Stats {
+func mustUpdate(t testing.TB, s *Store) Stats {
 	t.Helper()
 	st, err := s.Update(context.Background())
 	if err != nil {
@@ -297,7 +297,7 @@ func TestIncrementalMatchesRebuild(t *testing.T) {
 }
 
 // git runs git in dir.
-func git(t *testing.T, dir string, args ...string) {
+func git(t testing.TB, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir

@@ -38,6 +38,9 @@ type listing struct {
 	dirs   []listedDir // sorted by path; nil unless walked
 	walked bool        // listed by a walk, not by git
 	start  int64       // when the walk began (nanoseconds since the epoch)
+	// git is the state a git listing depended on, with dirs set to every
+	// directory git may list a file from; nil when unknown.
+	git *gitStamp
 }
 
 // skipDirs are the directories a walk outside a git work tree never enters
@@ -52,10 +55,32 @@ var skipDirs = map[string]bool{
 // tracked files plus untracked files that are not ignored; elsewhere a walk.
 // Paths for which exclude reports true are left out. Symbolic links and other
 // non-regular files are returned with regular false.
-func listFiles(ctx context.Context, root string, exclude func(string) bool, walk bool) (listing, error) {
+//
+// prev is the git state of the last listing when it still holds and was
+// recorded before any change to it (manifest.gitStateTrusted): what git
+// reported of its configuration and of the directories it ignores is then
+// the same, and only git ls-files runs again.
+func listFiles(ctx context.Context, root string, exclude func(string) bool, walk bool, prev *gitStamp) (listing, error) {
 	if walk || !inGitTree(root) {
 		return walkFiles(ctx, root, exclude)
 	}
+	// For a manifest that the next refresh can trust (manifest.go), the
+	// state git reads and the tree's directories are recorded on another
+	// goroutine while git lists. Whatever changes after start has a later
+	// ctime, and the manifest is then not trusted.
+	start := time.Now().UnixNano()
+	var (
+		stamp *gitStamp
+		dirs  []listedDir
+		state = make(chan struct{})
+	)
+	go func() {
+		defer close(state)
+		if canVerify && gitDirAtRoot(root) {
+			stamp, dirs = recordGitState(ctx, root, prev)
+		}
+	}()
+	defer func() { <-state }()
 	paths, ok, err := gitFiles(ctx, root)
 	if err != nil {
 		return listing{}, err
@@ -78,7 +103,73 @@ func listFiles(ctx context.Context, root string, exclude func(string) bool, walk
 		files = append(files, fileOf(p, info))
 	}
 	slices.SortFunc(files, compareListed)
-	return listing{files: files}, nil
+	l := listing{files: files}
+	<-state
+	if stamp != nil && coversFiles(dirs, files) {
+		l.dirs, l.start, l.git = dirs, start, stamp
+	}
+	return l, nil
+}
+
+// recordGitState returns the git state of root (gitStamp) and every
+// directory git may list a file from, with its ctime; stamp is nil when
+// they cannot be known. prev is as for listFiles.
+func recordGitState(ctx context.Context, root string, prev *gitStamp) (stamp *gitStamp, dirs []listedDir) {
+	var ignored map[string]bool
+	if prev != nil {
+		stamp = &gitStamp{env: prev.env, ignored: prev.ignored}
+		for _, f := range prev.files {
+			stamp.files = append(stamp.files, statStamp(root, f.path))
+		}
+		ignored = make(map[string]bool, len(prev.ignored))
+		for _, d := range prev.ignored {
+			ignored[d] = true
+		}
+	} else {
+		paths, ok := gitStateFiles(ctx, root)
+		if !ok {
+			return nil, nil
+		}
+		stamp = &gitStamp{env: gitEnvKey()}
+		for _, p := range paths {
+			stamp.files = append(stamp.files, statStamp(root, p))
+		}
+		if ignored, ok = ignoredDirs(ctx, root); !ok {
+			return nil, nil
+		}
+		for d := range ignored {
+			stamp.ignored = append(stamp.ignored, d)
+		}
+		slices.Sort(stamp.ignored)
+	}
+	dirs, gitignores, ok := gitTreeDirs(ctx, root, ignored)
+	if !ok {
+		return nil, nil
+	}
+	for _, p := range gitignores {
+		stamp.files = append(stamp.files, statStamp(root, p))
+	}
+	// A .gitignore of prev is stat'ed twice: the first stat stays.
+	slices.SortStableFunc(stamp.files, func(a, b stampFile) int { return strings.Compare(a.path, b.path) })
+	stamp.files = slices.CompactFunc(stamp.files, func(a, b stampFile) bool { return a.path == b.path })
+	return stamp, dirs
+}
+
+// coversFiles reports whether the directory of every file is one of dirs
+// (sorted by path).
+func coversFiles(dirs []listedDir, files []listedFile) bool {
+	last := "\x00"
+	for _, f := range files {
+		d, _ := splitPath(f.path)
+		if d == last {
+			continue
+		}
+		if _, found := slices.BinarySearchFunc(dirs, d, func(a listedDir, p string) int { return strings.Compare(a.path, p) }); !found {
+			return false
+		}
+		last = d
+	}
+	return true
 }
 
 // compareListed orders files by directory, then by name, so that the

@@ -29,18 +29,31 @@ import (
 // within one tick of the walk could pass unseen until the directory
 // changes again.)
 //
-// Layout: manifestMagic, uvarint flags (manifestWalked), varint start of
-// the walk (ns), uvarint-prefixed database path relative to the root,
-// then three sections, each but the last prefixed by its length in bytes:
+// A git listing can be trusted the same way when it also recorded the
+// state git read (gitStamp, gitstate.go) and, as its directories, every
+// directory git may list a file from: then a listing now would be the
+// same when that state, every directory's ctime and every file's stat
+// are unchanged. Its recorded ctimes follow the same racyMargin rule.
+//
+// Layout: manifestMagic, uvarint flags (manifestWalked or manifestGit),
+// varint start of the listing (ns), uvarint-prefixed database path
+// relative to the root, for manifestGit the git state (uvarint-prefixed
+// environment key, uvarint count, per file uvarint-prefixed path and
+// varints size, modification time, ctime, uvarint count of ignored
+// directories, each uvarint-prefixed), then three sections, each but the last prefixed by its length in bytes:
 // dirs (per directory: uvarint-prefixed path, uvarint file count), ctimes
 // (a varint per directory) and files (per file: uvarint-prefixed name, a
 // byte 1 for regular or 0, varint size, varint time). Two manifests list
 // the same files when their dirs and files sections are equal.
 const manifestMagic = "\xefM1"
 
-// manifestWalked marks a manifest made by a walk (not by git), the only
-// kind verifyManifest trusts.
-const manifestWalked = 1
+// manifestWalked marks a manifest made by a walk (not by git);
+// manifestGit one made by git with the state it depended on (gitStamp).
+// These are the kinds verifyManifest may trust.
+const (
+	manifestWalked = 1
+	manifestGit    = 2
+)
 
 // racyMargin is how much older than the walk a directory's ctime must be
 // to be trusted: far more than the tick of any clock that stamps it.
@@ -49,6 +62,7 @@ var racyMargin = 2 * time.Second
 // manifest is a decoded manifest; its slices point into the stored BLOB.
 type manifest struct {
 	walked bool
+	git    *gitStamp // the git state of a manifestGit manifest
 	start  int64
 	dbRel  string
 	dirs   []manifestDir
@@ -68,12 +82,13 @@ var errBadManifest = errors.New("malformed manifest")
 
 // encodeManifest returns the stored form of a listing; dbRel is the
 // database's path relative to the root ('/'-separated), which the listing
-// leaves out. A git listing has no directories of its own: its files are
-// grouped by their directories, with no ctime and no start time, so that
-// the same files give the same bytes.
+// leaves out. A git listing without its git state (listing.git) has no
+// directories of its own: its files are grouped by their directories,
+// with no ctime and no start time, so that the same files give the same
+// bytes.
 func encodeManifest(l listing, dbRel string) []byte {
 	dirs := l.dirs
-	if !l.walked {
+	if dirs == nil {
 		dirs = nil
 		for _, f := range l.files {
 			d, _ := splitPath(f.path)
@@ -121,11 +136,30 @@ func encodeManifest(l listing, dbRel string) []byte {
 	flags, start := uint64(0), int64(0)
 	if l.walked {
 		flags, start = manifestWalked, l.start
+	} else if l.git != nil {
+		flags, start = manifestGit, l.start
 	}
 	out = binary.AppendUvarint(out, flags)
 	out = binary.AppendVarint(out, start)
 	out = binary.AppendUvarint(out, uint64(len(dbRel)))
 	out = append(out, dbRel...)
+	if l.git != nil && !l.walked {
+		out = binary.AppendUvarint(out, uint64(len(l.git.env)))
+		out = append(out, l.git.env...)
+		out = binary.AppendUvarint(out, uint64(len(l.git.files)))
+		for _, f := range l.git.files {
+			out = binary.AppendUvarint(out, uint64(len(f.path)))
+			out = append(out, f.path...)
+			out = binary.AppendVarint(out, f.size)
+			out = binary.AppendVarint(out, f.mtime)
+			out = binary.AppendVarint(out, f.ctime)
+		}
+		out = binary.AppendUvarint(out, uint64(len(l.git.ignored)))
+		for _, d := range l.git.ignored {
+			out = binary.AppendUvarint(out, uint64(len(d)))
+			out = append(out, d...)
+		}
+	}
 	out = binary.AppendUvarint(out, uint64(len(dirSec)))
 	out = append(out, dirSec...)
 	out = binary.AppendUvarint(out, uint64(len(ctimes)))
@@ -141,9 +175,23 @@ func decodeManifest(b []byte) (*manifest, error) {
 	}
 	r := manifestReader{b: b, i: len(manifestMagic)}
 	m := &manifest{}
-	m.walked = r.uvarint()&manifestWalked != 0
+	flags := r.uvarint()
+	m.walked = flags&manifestWalked != 0
 	m.start = r.varint()
 	m.dbRel = string(r.bytes(int(r.uvarint())))
+	if flags&manifestGit != 0 && !m.walked {
+		m.git = &gitStamp{env: string(r.bytes(int(r.uvarint())))}
+		n := r.uvarint()
+		for i := uint64(0); i < n && !r.bad; i++ {
+			f := stampFile{path: string(r.bytes(int(r.uvarint())))}
+			f.size, f.mtime, f.ctime = r.varint(), r.varint(), r.varint()
+			m.git.files = append(m.git.files, f)
+		}
+		n = r.uvarint()
+		for i := uint64(0); i < n && !r.bad; i++ {
+			m.git.ignored = append(m.git.ignored, string(r.bytes(int(r.uvarint()))))
+		}
+	}
 	m.dirSec = r.bytes(int(r.uvarint()))
 	ctimes := manifestReader{b: r.bytes(int(r.uvarint()))}
 	m.files = b[min(r.i, len(b)):]
@@ -167,20 +215,66 @@ func decodeManifest(b []byte) (*manifest, error) {
 
 // sameFiles reports whether two manifests list the same files with the same
 // types, sizes and times (their ctimes and start times aside).
+// Directories without files are left aside: a git listing records them
+// only when it can be trusted.
 func sameFiles(a, b *manifest) bool {
-	return bytes.Equal(a.dirSec, b.dirSec) && bytes.Equal(a.files, b.files)
+	if !bytes.Equal(a.files, b.files) {
+		return false
+	}
+	if bytes.Equal(a.dirSec, b.dirSec) {
+		return true
+	}
+	i, j := 0, 0
+	for {
+		for i < len(a.dirs) && a.dirs[i].nfiles == 0 {
+			i++
+		}
+		for j < len(b.dirs) && b.dirs[j].nfiles == 0 {
+			j++
+		}
+		if i == len(a.dirs) || j == len(b.dirs) {
+			return i == len(a.dirs) && j == len(b.dirs)
+		}
+		if a.dirs[i].path != b.dirs[j].path || a.dirs[i].nfiles != b.dirs[j].nfiles {
+			return false
+		}
+		i++
+		j++
+	}
 }
 
 // trusted reports whether verifyManifest may rely on m: it was made by a
-// walk of the same tree layout, and every directory's ctime is known and
-// older than the walk by racyMargin.
+// walk, or by git with its git state, of the same tree layout, and every
+// directory's and git state file's ctime is known and older than the
+// listing by racyMargin. (That the git state still holds is checked
+// apart: gitStamp.stampOK.)
 func (m *manifest) trusted(dbRel string) bool {
-	if !m.walked || m.dbRel != dbRel {
+	if !(m.walked || m.git != nil) || m.dbRel != dbRel {
+		return false
+	}
+	if m.git != nil && !m.gitStateTrusted() {
 		return false
 	}
 	limit := m.start - int64(racyMargin)
 	for _, d := range m.dirs {
 		if d.ctime == 0 || d.ctime >= limit {
+			return false
+		}
+	}
+	return true
+}
+
+// gitStateTrusted reports whether m has a git state whose files' ctimes
+// are known and older than the listing by racyMargin: what git reported
+// then (its configuration, the directories it ignores) was read after
+// the last change to them.
+func (m *manifest) gitStateTrusted() bool {
+	if m.git == nil {
+		return false
+	}
+	limit := m.start - int64(racyMargin)
+	for _, f := range m.git.files {
+		if f.size >= 0 && (f.ctime == 0 || f.ctime >= limit || f.mtime >= limit) {
 			return false
 		}
 	}

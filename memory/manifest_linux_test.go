@@ -148,7 +148,7 @@ func TestManifestRacy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.walked = false
+	l.walked, l.dirs = false, nil
 	g, err := decodeManifest(encodeManifest(l, ""))
 	if err != nil {
 		t.Fatal(err)

@@ -22,3 +22,13 @@ func dirCtime(int) int64 { return 0 }
 
 // pathCtime is unknown (0) here.
 func pathCtime(string) int64 { return 0 }
+
+// statFollow reads the size and modification time of path, following
+// symbolic links; the change time is unknown (0).
+func statFollow(path string) (size, mtime, ctime int64, ok bool) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	return info.Size(), info.ModTime().UnixNano(), 0, true
+}

@@ -69,3 +69,13 @@ func pathCtime(path string) int64 {
 	}
 	return st.Ctim.Sec*1e9 + st.Ctim.Nsec
 }
+
+// statFollow reads the size, modification time and change time (in
+// nanoseconds) of path, following symbolic links.
+func statFollow(path string) (size, mtime, ctime int64, ok bool) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return 0, 0, 0, false
+	}
+	return st.Size, st.Mtim.Sec*1e9 + st.Mtim.Nsec, st.Ctim.Sec*1e9 + st.Ctim.Nsec, true
+}

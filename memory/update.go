@@ -251,7 +251,11 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 		old, _ = decodeManifest(snap)
 	}
 	walk := s.opts.walk || !inGitTree(s.root)
-	if old != nil && walk && old.trusted(s.rel) && verifyManifest(ctx, s.root, old) {
+	var gitHolds bool // the git state of old holds
+	if old != nil && !walk && old.git != nil {
+		gitHolds = gitDirAtRoot(s.root) && old.git.stampOK(s.root)
+	}
+	if old != nil && old.trusted(s.rel) && (walk && old.walked || gitHolds) && verifyManifest(ctx, s.root, old) {
 		st.Files, st.Skipped = snapFiles, snapSkipped
 		s.lastRefresh = refreshVerified
 		return st, nil
@@ -263,7 +267,11 @@ func (s *Store) update(ctx context.Context) (st Stats, err error) {
 	// Otherwise list the tree. When the files are the same, only the
 	// manifest is rewritten, and only when the new one can be trusted
 	// by the next refresh.
-	listed, err := listFiles(ctx, s.root, s.exclude, walk)
+	var prev *gitStamp
+	if gitHolds && old.gitStateTrusted() {
+		prev = old.git
+	}
+	listed, err := listFiles(ctx, s.root, s.exclude, walk, prev)
 	if err != nil {
 		return st, err
 	}
