@@ -222,15 +222,6 @@ func FormatUSD(v float64) string {
 	return fmt.Sprintf("$%.2f", v)
 }
 
-// FormatBudgetUSD formats v with the precision FormatUSD gives the budget
-// limit, so that "budget spent: $2.01 of $2.00" compares like with like.
-func FormatBudgetUSD(v, limit float64) string {
-	if limit < 1 {
-		return fmt.Sprintf("$%.4f", v)
-	}
-	return fmt.Sprintf("$%.2f", v)
-}
-
 // CostText is the cost part of a usage or status line: "$0.0123" for a
 // known cost above zero, "cost unknown for 2 calls" when calls had no
 // known price, both joined by ", " for a mix, "" when everything was
