@@ -227,12 +227,19 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn 
 	if err != nil {
 		return a.reportError(err)
 	}
-	if !a.printValue(v, flags.JSON) {
+	return a.finalValue(v, flags.JSON, budgetErr)
+}
+
+// finalValue prints the value of a run that ended without an evaluation
+// error, locally or on Temporal, and returns its exit code: 1 when the
+// value cannot be printed, when the budget refused calls (the value is
+// printed, the message ends stderr's errors: SPEC §14.9) or when the
+// value is a FAILED TaskResult.
+func (a *app) finalValue(v value.Value, asJSON bool, budgetErr error) int {
+	if !a.printValue(v, asJSON) {
 		return exitEval
 	}
 	if budgetErr != nil {
-		// The run stopped starting calls (SPEC §14.9): its value is
-		// printed, the message ends stderr's errors, exit 1.
 		a.errorf("%v", budgetErr)
 		return exitEval
 	}

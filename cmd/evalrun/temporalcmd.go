@@ -203,9 +203,9 @@ func (a *app) followWith(t engine.Temporal, id string, asJSON bool, stopProgress
 // whose budget refused calls (SPEC §14.9) has its value printed, then the
 // budget's message, and exits 1, as a local run.
 func (a *app) printRun(v value.Value, err error, asJSON bool) int {
-	var budgetErr *engine.BudgetError
-	if errors.As(err, &budgetErr) {
-		err = nil
+	var budgetErr error
+	if be := (*engine.BudgetError)(nil); errors.As(err, &be) {
+		budgetErr, err = be, nil
 	}
 	if err != nil {
 		if engine.IsInterrupted(err) {
@@ -214,18 +214,7 @@ func (a *app) printRun(v value.Value, err error, asJSON bool) int {
 		}
 		return a.reportError(err)
 	}
-	if !a.printValue(v, asJSON) {
-		return exitEval
-	}
-	if budgetErr != nil {
-		a.errorf("%v", budgetErr)
-		return exitEval
-	}
-	if msg, failed := failedResult(v); failed {
-		a.errorf("final value is a FAILED TaskResult: %s", msg)
-		return exitEval
-	}
-	return exitOK
+	return a.finalValue(v, asJSON, budgetErr)
 }
 
 // statusTemporal implements "evalrun status --temporal HOST:PORT ID" and
