@@ -31,6 +31,10 @@ type JournalInfo struct {
 	// --set values (Options.Inputs), Files and the flags --provider,
 	// --model, --agent, --role and --context.
 	Args value.Value
+	// OmitWithoutCalls leaves the run out of the journal when it completes
+	// without a step, task or tool call: `evalrun eval` of an expression
+	// (docs/runs.md). Every other run is recorded.
+	OmitWithoutCalls bool
 }
 
 // runArgs is the arguments dict of a journaled run: "set" (the inputs
@@ -91,8 +95,9 @@ type runJournal struct {
 // task calls and workflow-level tool calls of that run (and of the runs it
 // resumed from) are replayed, and {{date}} is the start time of the first
 // run of that chain; the budgets given for the run (maxCost, maxTokens)
-// are recorded, for a run that resumes it. The database is opened lazily, on the first call the
-// run records, so a run that makes no call leaves no file behind.
+// are recorded, for a run that resumes it. The database is opened lazily,
+// on the first call the run records or when the run finishes, so that
+// starting a run costs no database work.
 func openJournal(root string, info *JournalInfo, resumedFrom string, start time.Time, stderr *lockedWriter, maxCost float64, maxTokens int64) (*runJournal, error) {
 	s := journal.OpenLazy(filepath.Join(root, journal.DefaultPath))
 	j := &runJournal{store: s, stderr: stderr, start: start}
@@ -123,6 +128,8 @@ func openJournal(root string, info *JournalInfo, resumedFrom string, start time.
 		StartedAt:      start,
 		MaxCostUSD:     maxCost,
 		MaxTokens:      maxTokens,
+
+		OmitWithoutCalls: info.OmitWithoutCalls,
 	})
 	if err != nil {
 		s.Close()

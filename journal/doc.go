@@ -42,9 +42,10 @@
 // systems) End commits.
 //
 // OpenLazy opens the database only when it must: the engine uses it so
-// that a command making no call creates no file. A run on such a store is
-// written at its first call, or at Finish when it failed; a run that
-// completes without a call is not recorded.
+// that starting a run costs no database work. A run on such a store is
+// written at its first call, or at Finish when it made none (in one
+// commit); a run started with RunInfo.OmitWithoutCalls that completes
+// without a call is not recorded and creates no file.
 //
 // # Reading
 //

@@ -17,7 +17,7 @@ func TestOpenLazyWithoutCallsCreatesNothing(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, ".evalrun", "journal.db")
 	s := OpenLazy(path)
-	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "<eval>"}))
+	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "<eval>", OmitWithoutCalls: true}))
 	must[[]*Call](t)(run.AddPendingSteps([]string{"plan"}))
 	check(t, run.Finish(StatusCompleted, value.Int(3), nil))
 	check(t, s.Close())
@@ -28,13 +28,37 @@ func TestOpenLazyWithoutCallsCreatesNothing(t *testing.T) {
 	// A failed run is recorded even without calls, with its pending plan.
 	s = OpenLazy(path)
 	defer s.Close()
-	run = must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "<eval>"}))
+	run = must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "<eval>", OmitWithoutCalls: true}))
 	must[[]*Call](t)(run.AddPendingSteps([]string{"plan"}))
 	check(t, run.Finish(StatusFailed, nil, errors.New("boom")))
 	rec := must[*RunRecord](t)(s.Resolve("last"))
 	tree := must[[]*Node](t)(s.Tree(rec.ID))
 	if rec.ID != run.ID() || rec.Status != StatusFailed || rec.Error != "boom" || len(tree) != 1 || tree[0].Status != StatusPending {
 		t.Fatalf("failed run %+v, tree %+v", rec, tree)
+	}
+}
+
+// TestOpenLazyRecordsRunWithoutCalls: every run is recorded (SPEC §16.2),
+// one that completes without a call too, with its value and plan, when it
+// finishes.
+func TestOpenLazyRecordsRunWithoutCalls(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".evalrun", "journal.db")
+	s := OpenLazy(path)
+	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "sum.sexp"}))
+	must[[]*Call](t)(run.AddPendingSteps([]string{"plan"}))
+	if exists(path) {
+		t.Fatal("the journal exists before the run finished")
+	}
+	check(t, run.Finish(StatusCompleted, value.Int(3), nil))
+	check(t, s.Close())
+
+	s = must[*Store](t)(Open(path))
+	defer s.Close()
+	rec := must[*RunRecord](t)(s.Resolve("last"))
+	tree := must[[]*Node](t)(s.Tree(rec.ID))
+	if rec.ID != run.ID() || rec.Status != StatusCompleted || rec.Error != "" || value.JSON(rec.Final) != "3" ||
+		rec.FinishedAt.IsZero() || len(tree) != 1 || tree[0].Name != "plan" {
+		t.Fatalf("run %+v, tree %+v", rec, tree)
 	}
 }
 

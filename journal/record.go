@@ -29,6 +29,10 @@ type RunInfo struct {
 	// keeps unless it is given new ones (SPEC §14.9).
 	MaxCostUSD float64
 	MaxTokens  int64
+	// OmitWithoutCalls leaves out of a lazy store (OpenLazy) a run that
+	// completes without making a call: nothing of it is written (evalrun
+	// eval of an expression). Every other run is recorded.
+	OmitWithoutCalls bool
 }
 
 // HashWorkflow returns the lowercase hex SHA-256 of a workflow's text.
@@ -86,7 +90,7 @@ type Run struct {
 // StartRun starts a run with status running and returns it. Its id is the
 // start time and four random hex digits, 20250106-140300-a1b2. On a store
 // opened with Open the run is written now; with OpenLazy, when its first
-// call begins or when it finishes failed.
+// call begins or when it finishes (see Finish).
 func (s *Store) StartRun(info RunInfo) (*Run, error) {
 	start := info.StartedAt
 	if start.IsZero() {
@@ -209,25 +213,22 @@ func (r *Run) StartedAt() time.Time { return r.started }
 
 // Finish records the end of the run: its status (completed or failed), its
 // final value (nil for none) and its error (nil for none). A run of a lazy
-// store (OpenLazy) that made no call is recorded only when it failed, so
-// that status can show why; one that completed writes nothing.
+// store (OpenLazy) that made no call is written now, with its pending
+// steps and its end in one commit; with RunInfo.OmitWithoutCalls, only
+// when it failed, so that status can show why.
 func (r *Run) Finish(status string, final value.Value, err error) error {
 	r.mu.Lock()
 	recorded := r.recorded
 	r.mu.Unlock()
-	if !recorded {
-		if status != StatusFailed {
-			return nil
-		}
-		if e := r.record(); e != nil {
-			return e
-		}
+	if !recorded && status != StatusFailed && r.info.OmitWithoutCalls {
+		return nil
 	}
 	msg := ""
 	if err != nil {
 		msg = err.Error()
 	}
 	finished, finalJSON := r.store.now().UnixNano(), jsonValue(final)
+	r.queueHeld() // committed with the end, in one batch
 	return r.store.sync(func(w *stmts) error {
 		_, err := w.finishRun.ExecContext(w.ctx, status, finished, finalJSON, msg, r.ID())
 		return err

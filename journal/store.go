@@ -131,10 +131,10 @@ func Open(path string) (*Store, error) {
 // OpenLazy returns a store for the journal at path that opens (and
 // creates) the database only when something must be written to it or read
 // from it. A run started on it is held in memory until its first call
-// begins: a run that completes without making a call is not recorded, and
-// a command that makes none leaves no file behind; a failed run is
-// recorded when it finishes. Errors opening the database are
-// returned by the first write or read.
+// begins, or until it finishes when it makes none (except a run started
+// with RunInfo.OmitWithoutCalls that completes: it is not recorded and
+// leaves no file behind). Errors opening the database are returned by the
+// first write or read.
 func OpenLazy(path string) *Store {
 	s := newStore(path)
 	s.lazy = true

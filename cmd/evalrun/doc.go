@@ -53,8 +53,9 @@
 //
 // # Journal
 //
-// run, eval and task (not --dry-run, not the REPL) are recorded in
-// .evalrun/journal.db under the project root (SPEC §16, package journal):
+// run, eval and task (not --dry-run, not the REPL, not an eval that
+// completes without a call) are recorded in .evalrun/journal.db under the
+// project root (SPEC §16, package journal), created when missing:
 // the run with its workflow (the file names, "<eval>" or "task NAME"), the
 // SHA-256 of its text and its --set values; every task call, with its
 // notes.task_id RUN-ID/SEQ; the tool calls of the workflow and of the model

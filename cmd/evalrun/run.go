@@ -162,7 +162,11 @@ func (a *app) evalExpr(text string, flags evalFlags) int {
 	if code != exitOK {
 		return code
 	}
-	return a.evaluate([]*sexp.Source{sexp.NewSource("<eval>", text)}, sets, flags, journalInfo("<eval>", text), nil)
+	// An expression that completes without a call is not recorded
+	// (docs/runs.md): eval stays a calculator that starts in milliseconds.
+	jn := journalInfo("<eval>", text)
+	jn.OmitWithoutCalls = true
+	return a.evaluate([]*sexp.Source{sexp.NewSource("<eval>", text)}, sets, flags, jn, nil)
 }
 
 // evalSetup checks the flags shared by run, eval, task and repl.
