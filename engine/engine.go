@@ -128,7 +128,9 @@ type Engine struct {
 	cassette *handler.Cassette
 	limits   evaluator.Limits
 	start    time.Time
-	runID    string
+	// runID is the id of a run that is not journaled (its dry-run
+	// directory's); RunID gives a journaled run's.
+	runID string
 	// journal records the run; nil without Options.Journal or with DryRun.
 	journal *runJournal
 	// budget keeps the run within max_cost_usd and max_tokens; nil
@@ -295,7 +297,7 @@ func Open(opts Options) (*Engine, error) {
 			e.mem.close()
 			return nil, err
 		}
-		e.journal, e.runID = j, j.run.ID()
+		e.journal = j
 		e.start = j.start
 		e.sinks = append(e.sinks, j.sink)
 	}
@@ -548,9 +550,16 @@ func (e *Engine) Finish(final value.Value, err error) {
 	}
 }
 
-// RunID returns the run's id: the journal's when the run is journaled,
-// else the id of its dry-run directory.
-func (e *Engine) RunID() string { return e.runID }
+// RunID returns the run's id: the journal's when the run is journaled
+// (which takes new random digits when its row is first written if another
+// process took the id in the same second), else the id of its dry-run
+// directory.
+func (e *Engine) RunID() string {
+	if e.journal != nil {
+		return e.journal.run.ID()
+	}
+	return e.runID
+}
 
 // Usage returns the run's model usage so far: the task calls that asked a
 // model (memory's associative-matching calls and failed calls included),

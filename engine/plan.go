@@ -83,7 +83,7 @@ func (e *Engine) planRun(ctx context.Context, p *plan.Plan, r PlanRun) (context.
 		DefaultAgent: r.DefaultAgent,
 		DryRun:       r.DryRun,
 		Resume:       r.Resume,
-		RunID:        e.runID,
+		RunID:        e.RunID(),
 		Stderr:       e.stderr,
 	}
 	switch ro.DefaultAgent {

@@ -356,3 +356,58 @@ func TestThousandsAndFirstLine(t *testing.T) {
 		}
 	}
 }
+
+// TestRunIDCollisionAcrossProcesses: runs started in the same second by
+// different processes (stores with connections of their own) that draw
+// the same random suffix all get recorded, each under an id of its own:
+// the creation of a run retries with a new suffix when the id is taken,
+// however the writes of the processes interleave.
+func TestRunIDCollisionAcrossProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".evalrun", "journal.db")
+	check(t, must[*Store](t)(Open(path)).Close())
+	const procs, rounds = 6, 15
+	for round := range rounds {
+		stores := make([]*Store, procs)
+		for i := range stores {
+			s := must[*Store](t)(Open(path))
+			defer s.Close()
+			s.now = func() time.Time { return t0.Add(time.Duration(round) * time.Second) }
+			// The same first suffix everywhere, then one of its own.
+			ids(s, "a1b2", fmt.Sprintf("%02x%02x", round, i))
+			stores[i] = s
+		}
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		errs := make([]error, procs)
+		runIDs := make([]string, procs)
+		for i, s := range stores {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				r, err := s.StartRun(RunInfo{WorkflowPath: "w.sexp"})
+				if err == nil {
+					err = r.Finish(StatusCompleted, value.Int(int64(i)), nil)
+					runIDs[i] = r.ID()
+				}
+				errs[i] = err
+			}()
+		}
+		close(start)
+		wg.Wait()
+		seen := map[string]bool{}
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d, process %d: %v", round, i, err)
+			}
+			if seen[runIDs[i]] {
+				t.Fatalf("round %d: id %s handed out twice", round, runIDs[i])
+			}
+			seen[runIDs[i]] = true
+			rec := must[*RunRecord](t)(stores[0].GetRun(runIDs[i]))
+			if value.JSON(rec.Final) != fmt.Sprint(i) {
+				t.Fatalf("round %d: run %s holds %s, want %d", round, runIDs[i], value.JSON(rec.Final), i)
+			}
+		}
+	}
+}

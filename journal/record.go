@@ -112,25 +112,25 @@ func (s *Store) newRunID(start time.Time) string {
 }
 
 // insertRun writes the run's row. An id already taken (by another process
-// started in the same second) is replaced: no call of the run has been
-// handed out yet.
+// started in the same second that drew the same random digits) is never
+// overwritten: the run takes new random digits and tries again. The check
+// is the insert itself, so two processes cannot both see an id free; no
+// call of the run has been written yet, so nothing refers to the old id.
 func (r *Run) insertRun(w *stmts) error {
 	info := r.info
 	for range 16 {
 		id := r.ID()
-		var n int
-		if err := w.runExists.QueryRowContext(w.ctx, id).Scan(&n); err != nil {
+		res, err := w.insertRun.ExecContext(w.ctx, id, info.WorkflowPath, info.WorkflowSHA256, jsonValue(info.Args),
+			StatusRunning, info.ResumedFrom, r.started.UnixNano(), info.MaxCostUSD, info.MaxTokens)
+		if err != nil {
 			return err
 		}
-		if n > 0 {
-			r.mu.Lock()
-			r.id = r.store.newRunID(r.started)
-			r.mu.Unlock()
-			continue
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
 		}
-		_, err := w.insertRun.ExecContext(w.ctx, id, info.WorkflowPath, info.WorkflowSHA256, jsonValue(info.Args),
-			StatusRunning, info.ResumedFrom, r.started.UnixNano(), info.MaxCostUSD, info.MaxTokens)
-		return err
+		r.mu.Lock()
+		r.id = r.store.newRunID(r.started)
+		r.mu.Unlock()
 	}
 	return fmt.Errorf("run id %s already taken", r.ID())
 }

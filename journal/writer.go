@@ -37,7 +37,6 @@ type op func(w *stmts) error
 type stmts struct {
 	ctx         context.Context
 	conn        *sql.Conn
-	runExists   *sql.Stmt
 	insertRun   *sql.Stmt
 	finishRun   *sql.Stmt
 	insertCall  *sql.Stmt
@@ -65,9 +64,8 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 			w.all = append(w.all, *dst)
 		}
 	}
-	prep(&w.runExists, "SELECT COUNT(*) FROM runs WHERE id = ?")
 	prep(&w.insertRun, `INSERT INTO runs (id, workflow, workflow_sha, arguments, status, resumed_from, started_at,
-		max_cost_usd, max_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		max_cost_usd, max_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
 	prep(&w.finishRun, "UPDATE runs SET status = ?, finished_at = ?, final = ?, error = ? WHERE id = ?")
 	prep(&w.insertCall, `INSERT INTO calls (run_id, parent_id, seq, kind, name, status, input_hash, inputs, result, error,
 		attempts, input_tokens, output_tokens, turns, cost_usd, replayed, started_at, finished_at, queued_at,
