@@ -125,7 +125,7 @@ func Doctor(ctx context.Context, opts Options) []DoctorCheck {
 			add("role "+r.Name, CheckFailed, "%v", err)
 			continue
 		}
-		add("role "+r.Name, CheckOK, "%d bytes from %s", len(text), r.Kind)
+		add("role "+r.Name, CheckOK, "%s from %s", plural(len(text), "byte", "bytes"), r.Kind)
 	}
 	for _, c := range cfg.Contexts {
 		text, err := tasksystem.ResolveUTD(ctx, utdOf(c.UTD), vars)
@@ -135,7 +135,7 @@ func Doctor(ctx context.Context, opts Options) []DoctorCheck {
 		case err != nil:
 			add("context "+c.Name, CheckFailed, "%v", err)
 		default:
-			add("context "+c.Name, CheckOK, "%d bytes", len(text))
+			add("context "+c.Name, CheckOK, "%s", plural(len(text), "byte", "bytes"))
 		}
 	}
 

@@ -77,3 +77,25 @@ prompt = "Say {instructions}"
 		}
 	}
 }
+
+// TestDoctorSingularCounts: every count doctor prints is singular for one
+// ("1 byte", "1 template", "1 alias").
+func TestDoctorSingularCounts(t *testing.T) {
+	dir := project(t, map[string]string{
+		".evalrun/config.toml": `[roles.terse]
+prompt = "x"
+
+[contexts.one]
+prompt = "y"
+`,
+	})
+	lines := strings.Join(doctorLines(t, dir), "\n")
+	for _, want := range []string{"role terse ok: 1 byte from prompt", "context one ok: 1 byte"} {
+		if !strings.Contains(lines, want+"\n") {
+			t.Errorf("no line %q in:\n%s", want, lines)
+		}
+	}
+	if strings.Contains(lines, " 1 bytes") || strings.Contains(lines, " 1 templates") || strings.Contains(lines, " 1 aliases") {
+		t.Errorf("a plural for one in:\n%s", lines)
+	}
+}
