@@ -2,9 +2,11 @@ package journal
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,5 +173,36 @@ func TestRunCostText(t *testing.T) {
 		if got := runCost(&c.r); got != c.want {
 			t.Errorf("runCost(%+v) = %q, want %q", c.r, got, c.want)
 		}
+	}
+}
+
+// TestRenderStatusRunError: a failed run whose tree does not say why (no
+// node failed: it failed before any call, or between calls) shows its
+// error under the header; one with a failed node does not repeat it.
+func TestRenderStatusRunError(t *testing.T) {
+	s, _ := openTest(t)
+	ids(s, "a1b2", "c3d4")
+	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "w.sexp"}))
+	must[[]*Call](t)(run.AddPendingSteps([]string{"plan"}))
+	check(t, run.Finish(StatusFailed, nil, errors.New("w.sexp:2:1: Undefined variable: x")))
+	rec := must[*RunRecord](t)(s.GetRun(run.ID()))
+	var b bytes.Buffer
+	check(t, RenderStatus(&b, rec, must[[]*Node](t)(s.Tree(rec.ID))))
+	want := "run 20250106-140300-a1b2  failed  w.sexp  started " + t0.Local().Format(timeLayout) + "  0s  0 calls  0 tokens\n" +
+		"  error: w.sexp:2:1: Undefined variable: x\n" +
+		"  [pending]   step \"plan\"   <-- current\n"
+	if b.String() != want {
+		t.Errorf("status:\n%s\nwant:\n%s", b.String(), want)
+	}
+
+	run = must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "w.sexp"}))
+	c := must[*Call](t)(run.Begin(nil, KindTool, "shell", "h", nil))
+	check(t, c.End(StatusFailed, nil, "exit status 1", Usage{}, 1, false))
+	check(t, run.Finish(StatusFailed, nil, errors.New("w.sexp:1:1: exit status 1")))
+	rec = must[*RunRecord](t)(s.GetRun(run.ID()))
+	b.Reset()
+	check(t, RenderStatus(&b, rec, must[[]*Node](t)(s.Tree(rec.ID))))
+	if strings.Contains(b.String(), "error:") {
+		t.Errorf("the error of a failed node repeated:\n%s", b.String())
 	}
 }
