@@ -113,6 +113,38 @@ func BenchmarkTaskProcess(b *testing.B) {
 	b.ReportMetric(float64((task-eval).Microseconds())/1000/n, "extra-ms")
 }
 
+// BenchmarkRunNoCallProcess measures what recording a run that makes no
+// call costs: "evalrun run sum.sexp" of (+ 1 2), which writes its run to
+// the journal when it ends, against "evalrun eval '(+ 1 2)'", which does
+// not, alternately in the same project (reported as run-ms, eval-ms and
+// extra-ms). The journal exists already, as in a project after its first
+// run.
+func BenchmarkRunNoCallProcess(b *testing.B) {
+	exe := buildEvalrun(b)
+	dir, env := benchProject(b, "")
+	if err := os.WriteFile(filepath.Join(dir, "sum.sexp"), []byte("(+ 1 2)\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	runProcess(b, dir, env, exe, "run", "sum.sexp") // creates the journal
+	var run, eval time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if out := runProcess(b, dir, env, exe, "run", "sum.sexp"); out != "3\n" {
+			b.Fatalf("run output %q", out)
+		}
+		run += time.Since(start)
+		start = time.Now()
+		if out := runProcess(b, dir, env, exe, "eval", "(+ 1 2)"); out != "3\n" {
+			b.Fatalf("eval output %q", out)
+		}
+		eval += time.Since(start)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(run.Microseconds())/1000/n, "run-ms")
+	b.ReportMetric(float64(eval.Microseconds())/1000/n, "eval-ms")
+	b.ReportMetric(float64((run-eval).Microseconds())/1000/n, "extra-ms")
+}
+
 // slowModelServer is an OpenAI-compatible chat completions server on
 // loopback that answers every request after delay, with usage.
 func slowModelServer(delay time.Duration) *httptest.Server {
