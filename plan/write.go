@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -155,7 +156,8 @@ func (p *Plan) WriteSession(now time.Time) error {
 	if len(f.Root.Members) > 0 && bytes.IndexByte(f.Src[f.Root.Start:f.Root.Members[0].KeyStart], '\n') >= 0 {
 		indent = indentOf(f.Src, f.Root.Members[0].KeyStart)
 	}
-	return f.replace(setMember(f.Src, f.Root, "progress", layoutObject(members, indent, unit)))
+	val := strings.ReplaceAll(layoutObject(members, indent, unit), "\n", lineEnding(f.Src))
+	return f.replace(setMember(f.Src, f.Root, "progress", val))
 }
 
 // RunRecord is what evalrun keeps about one task across runs in
