@@ -17,6 +17,13 @@ const (
 	CmdShell CommandKind = iota
 	// CmdAgent runs the agent Agent of §22 on the prompt Text.
 	CmdAgent
+	// CmdRead is Read(PATH): evalrun reads the file Text, relative to
+	// the project root, as the agent's Read tool would.
+	CmdRead
+	// CmdInstruction is a call of one of the executing agent's tools
+	// that evalrun cannot run itself (Extract(…), Glob(…),
+	// mcp__server__tool(…)): the task's executor carries out Text.
+	CmdInstruction
 )
 
 // Command is a pre_analysis or implementation_approach command read.
@@ -35,11 +42,14 @@ type Command struct {
 	Raw string
 }
 
-// ParseCommand reads a pre_analysis command: bash(CMD), NAME(PROMPT) for
-// an agent NAME, and `ccw cli -p PROMPT --tool T [--mode M] [--cd DIR]`
-// inside bash(…), which becomes an agent call. bare allows a command
-// without bash(…) (an implementation_approach step's command), which runs
-// as written.
+// ParseCommand reads a pre_analysis command: bash(CMD) (or Bash(CMD)),
+// NAME(PROMPT) for an agent NAME, `ccw cli -p PROMPT --tool T [--mode M]
+// [--cd DIR]`, inside bash(…) or not, which becomes an agent call,
+// Read(PATH), and the other tool calls CCW's planners write for the
+// executing agent — a capitalised Name(…) or an MCP tool
+// mcp__server__tool(…) — which become instructions to the task's
+// executor. bare allows any other command (an implementation_approach
+// step's command), which runs as written with sh -c.
 func ParseCommand(s string, agents []string, bare bool) (Command, error) {
 	raw := s
 	s = strings.TrimSpace(s)
@@ -47,7 +57,7 @@ func ParseCommand(s string, agents []string, bare bool) (Command, error) {
 	if open > 0 && strings.HasSuffix(s, ")") && isName(s[:open]) {
 		name, inner := s[:open], s[open+1:len(s)-1]
 		switch {
-		case name == "bash":
+		case name == "bash" || name == "Bash":
 			if c, ok := parseCCW(inner); ok {
 				c.Raw = raw
 				return c, nil
@@ -55,18 +65,38 @@ func ParseCommand(s string, agents []string, bare bool) (Command, error) {
 			return Command{Kind: CmdShell, Text: inner, Raw: raw}, nil
 		case slices.Contains(agents, name):
 			return Command{Kind: CmdAgent, Agent: name, Text: inner, Raw: raw}, nil
+		case name == "Read":
+			return Command{Kind: CmdRead, Text: unquote(strings.TrimSpace(inner)), Raw: raw}, nil
+		case isToolName(name):
+			return Command{Kind: CmdInstruction, Text: s, Raw: raw}, nil
 		case !bare:
-			return Command{}, fmt.Errorf("command %s is not bash(…) or an agent NAME(…) (agents: %s)%s", short(raw), strings.Join(agents, " "), hint(name, append([]string{"bash"}, agents...)))
+			return Command{}, fmt.Errorf("command %s is not bash(…), Read(…), an agent NAME(…) or ccw cli (agents: %s)%s", short(raw), strings.Join(agents, " "), hint(name, append([]string{"bash"}, agents...)))
 		}
-	}
-	if !bare {
-		return Command{}, fmt.Errorf("command %s is not bash(…) or an agent NAME(…) (agents: %s)", short(raw), strings.Join(agents, " "))
 	}
 	if c, ok := parseCCW(s); ok {
 		c.Raw = raw
 		return c, nil
 	}
+	if !bare {
+		return Command{}, fmt.Errorf("command %s is not bash(…), Read(…), an agent NAME(…) or ccw cli (agents: %s)", short(raw), strings.Join(agents, " "))
+	}
 	return Command{Kind: CmdShell, Text: s, Raw: raw}, nil
+}
+
+// isToolName reports whether name is a tool of the executing agent as
+// CCW's planners write them: Claude Code's tools are capitalised (Glob,
+// Grep, Extract …), MCP tools are mcp__SERVER__TOOL. Agent names of §22
+// are lower case, so a mistyped agent stays an error.
+func isToolName(name string) bool {
+	return strings.HasPrefix(name, "mcp__") || name[0] >= 'A' && name[0] <= 'Z'
+}
+
+// unquote removes one pair of matching quotes around s.
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
 }
 
 // short quotes a command for a message, cut at 60 characters.
@@ -200,9 +230,13 @@ func readPreAnalysis(t *Task, r *reporter, n *Node, opts Options) {
 				r.node(f, c, SevError, "a command must be a string, not %s", c.Kind)
 				continue
 			}
-			if _, err := ParseCommand(c.Str, opts.agents(), false); err != nil {
+			pc, err := ParseCommand(c.Str, opts.agents(), false)
+			if err != nil {
 				r.node(f, c, SevError, "%v", err)
 				continue
+			}
+			if pc.Kind == CmdInstruction {
+				r.node(f, c, SevWarning, "command %s is a tool of the agent that carries out the task, not a command evalrun runs: the task's executor gets it as an instruction", short(c.Str))
 			}
 			s.Commands = append(s.Commands, c.Str)
 		}

@@ -624,6 +624,16 @@ func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars ma
 		res.Output = "[dry run: " + raw + "]"
 		return res, Answer{}, nil
 	}
+	switch c.Kind {
+	case CmdRead:
+		return r.readCommand(c, vars)
+	case CmdInstruction:
+		// A tool call of the executing agent: the task's executor carries
+		// it out, read-only in pre_analysis, which gathers context.
+		c.Kind, c.Agent, c.ReadOnly = CmdAgent, r.executorOf(t), !bare
+		c.Text = fmt.Sprintf("Carry out this step of task %s (%s) with your tools and answer with its result only:\n\n%s", t.ID, step, c.Text)
+		res.Agent = c.Agent
+	}
 	if c.Kind == CmdAgent {
 		prompt := substitute(c.Text, vars, func(s string) string { return s })
 		dir := r.p.Root
@@ -652,6 +662,27 @@ func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars ma
 		}
 		return res, Answer{}, fmt.Errorf("%s: %w: %s", short(text), err, msg)
 	}
+	return res, Answer{}, nil
+}
+
+// readCommand runs Read(PATH): the file's content, PATH relative to the
+// project root ("~/" is the home directory), [var] replaced.
+func (r *runner) readCommand(c Command, vars map[string]string) (CommandResult, Answer, error) {
+	res := CommandResult{ExitCode: -1}
+	path := substitute(c.Text, vars, func(s string) string { return s })
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, rest)
+		}
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(r.p.Root, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return res, Answer{}, fmt.Errorf("Read(%s): %w", c.Text, errors.Unwrap(err))
+	}
+	res.ExitCode, res.Output = 0, string(data)
 	return res, Answer{}, nil
 }
 

@@ -53,9 +53,14 @@ func TestParseCommand(t *testing.T) {
 		{`ccw cli -p "Fix it" --tool codex`, true, `agent codex "Fix it" ro=false dir=""`},
 		{`npm test`, true, `shell "npm test"`},
 		{`bash(codex -C src --full-auto exec "x")`, true, `shell "codex -C src --full-auto exec \"x\""`},
-		{`Read(docs/spec.md)`, false, `error: command "Read(docs/spec.md)" is not bash(…) or an agent NAME(…) (agents: aider claude codex gemini qwen)`},
-		{`gemnii(hello)`, false, `error: command "gemnii(hello)" is not bash(…) or an agent NAME(…) (agents: aider claude codex gemini qwen) (did you mean gemini?)`},
-		{`ls src`, false, `error: command "ls src" is not bash(…) or an agent NAME(…) (agents: aider claude codex gemini qwen)`},
+		{`Read(docs/spec.md)`, false, `read "docs/spec.md"`},
+		{`Read('docs/spec.md')`, false, `read "docs/spec.md"`},
+		{`Bash(ls)`, false, `shell "ls"`},
+		{`Extract(brainstorm_artifacts.role_analyses[].files[].path)`, false, `instruction "Extract(brainstorm_artifacts.role_analyses[].files[].path)"`},
+		{`mcp__code-index__find_files(pattern="*auth*") && mcp__code-index__search_code_advanced()`, false, `instruction "mcp__code-index__find_files(pattern=\"*auth*\") && mcp__code-index__search_code_advanced()"`},
+		{`ccw cli -p 'PURPOSE: x' --tool gemini --mode analysis --cd src/auth`, false, `agent gemini "PURPOSE: x" ro=true dir="src/auth"`},
+		{`gemnii(hello)`, false, `error: command "gemnii(hello)" is not bash(…), Read(…), an agent NAME(…) or ccw cli (agents: aider claude codex gemini qwen) (did you mean gemini?)`},
+		{`ls src`, false, `error: command "ls src" is not bash(…), Read(…), an agent NAME(…) or ccw cli (agents: aider claude codex gemini qwen)`},
 	} {
 		c0, err := ParseCommand(c.in, agents, c.bare)
 		var got string
@@ -64,6 +69,10 @@ func TestParseCommand(t *testing.T) {
 			got = "error: " + err.Error()
 		case c0.Kind == CmdShell:
 			got = fmt.Sprintf("shell %q", c0.Text)
+		case c0.Kind == CmdRead:
+			got = fmt.Sprintf("read %q", c0.Text)
+		case c0.Kind == CmdInstruction:
+			got = fmt.Sprintf("instruction %q", c0.Text)
 		default:
 			got = fmt.Sprintf("agent %s %q ro=%v dir=%q", c0.Agent, c0.Text, c0.ReadOnly, c0.Dir)
 		}
@@ -262,5 +271,61 @@ func TestOneRunAtATime(t *testing.T) {
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCCWPreAnalysisShapes runs the pre_analysis steps CCW's planning
+// agent writes into every task: Read(…) of the context package, the
+// agent-tool instructions Extract(…) and mcp__…(…), and a bare `ccw cli`
+// command with --cd.
+func TestCCWPreAnalysisShapes(t *testing.T) {
+	pre := `{"step": "load_context_package", "action": "Load context package", "commands": ["Read(.workflow/active/WFS-t/.process/context-package.json)"], "output_to": "context_package", "on_error": "fail"},
+	 {"step": "load_role_analysis_artifacts", "commands": ["Read(.workflow/active/WFS-t/.process/context-package.json)", "Extract(brainstorm_artifacts.role_analyses[].files[].path)"], "output_to": "roles", "on_error": "skip_optional"},
+	 {"step": "missing", "commands": ["Read(no/such/file.md)"], "output_to": "missing", "on_error": "skip_optional"},
+	 {"step": "gemini_analyze_auth", "command": "ccw cli -p 'PURPOSE: analyze [context_package]' --tool gemini --mode analysis --cd src", "output_to": "analysis_result"}`
+	approach := `{"step": 1, "title": "Implement", "description": "d", "modification_points": ["m"], "logic_flow": ["l"], "depends_on": [], "output": "impl",
+	  "command": "ccw cli -p 'Implement it' --resume WFS-t-IMPL-0 --tool codex --mode write --cd src"},
+	 {"step": 2, "title": "Review", "depends_on": [1]}`
+	opts := Options{AgentMap: map[string]string{"@code-developer": "claude"}}
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", pre, approach)}, opts)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got := diags.String(); !strings.Contains(got, `warning: command "Extract(brainstorm_artifacts.role_analyses[].files[].path)" is a tool of the agent that carries out the task`) || strings.Count(got, "warning") != 1 {
+		t.Errorf("diagnostics:\n%s", got)
+	}
+	pkg := filepath.Join(p.Dir, ".process", "context-package.json")
+	if err := os.MkdirAll(filepath.Dir(pkg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pkg, []byte(`{"metadata": {}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Options: opts, Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	an := input(fx.tasks[0], "analysis")
+	if v := field(an, "context_package"); v != `{"metadata": {}}`+"\n" {
+		t.Errorf("context_package = %q", v)
+	}
+	if v := field(an, "roles"); v != `{"metadata": {}}`+"\n\n\nanalysis by claude" {
+		t.Errorf("roles = %q", v)
+	}
+	if !strings.Contains(stderr.String(), `pre_analysis step "missing" failed and is skipped (on_error skip_optional): Read(no/such/file.md): no such file or directory`) {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	if len(fx.agents) != 3 {
+		t.Fatalf("agent calls %+v", fx.agents)
+	}
+	if ac := fx.agents[0]; ac.Agent != "claude" || !ac.ReadOnly || !strings.HasSuffix(ac.Prompt, "\n\nExtract(brainstorm_artifacts.role_analyses[].files[].path)") {
+		t.Errorf("instruction call %+v", ac)
+	}
+	if ac := fx.agents[1]; ac.Agent != "gemini" || !ac.ReadOnly || ac.Dir != filepath.Join(p.Root, "src") || ac.Prompt != `PURPOSE: analyze {"metadata": {}}`+"\n" {
+		t.Errorf("ccw cli call %+v", ac)
+	}
+	if ac := fx.agents[2]; ac.Agent != "codex" || ac.ReadOnly || ac.Prompt != "Implement it" {
+		t.Errorf("implementation call %+v", ac)
 	}
 }
