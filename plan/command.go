@@ -285,7 +285,9 @@ func readApproach(t *Task, r *reporter, n *Node) {
 		if s.Title == "" {
 			s.Title = it.Get("action").Text()
 		}
-		s.Points = append(listOrString(it.Get("modification_points")), listOrString(it.Get("logic_flow"))...)
+		for _, k := range []string{"modification_points", "logic_flow", "actions"} {
+			s.Points = append(s.Points, listOrString(it.Get(k))...)
+		}
 		if sn := it.Get("step"); sn != nil && sn.Kind == Number {
 			var num int
 			if _, err := fmt.Sscan(sn.Str, &num); err != nil || fmt.Sprint(num) != sn.Str {

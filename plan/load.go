@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -161,8 +163,16 @@ func readTask(t *Task, r *reporter, opts Options) {
 		r.node(f, root, SevError, "a task file holds an object, not %s", root.Kind)
 		return
 	}
-	for _, field := range []string{"id", "title", "status", "meta", "context", "flow_control"} {
-		if root.Get(field) == nil && field != "flow_control" {
+	// CCW's unified flat schema (its task-schema.json) has no context
+	// and no flow_control: their fields stand at the top level, and
+	// status and meta may be absent (a task without status is pending).
+	t.Flat = isFlat(root)
+	required := []string{"id", "title", "status", "meta", "context"}
+	if t.Flat {
+		required = []string{"id", "title"}
+	}
+	for _, field := range required {
+		if root.Get(field) == nil {
 			r.file(f.Path, SevError, "missing core field %q", field)
 		}
 	}
@@ -177,16 +187,32 @@ func readTask(t *Task, r *reporter, opts Options) {
 		if !slices.Contains(Statuses, t.Status) {
 			r.node(f, st, SevError, "status %s is not one of %s%s", quoteNode(f, st), strings.Join(Statuses, " "), hint(t.Status, Statuses))
 		}
+	} else if t.Flat {
+		t.Status = StatusPending
 	}
 	meta := root.Get("meta")
 	if meta != nil && meta.Kind != Object {
 		r.node(f, meta, SevError, "meta must be an object, not %s", meta.Kind)
 	}
-	t.Type = meta.Get("type").Text()
+	typeNode, typeName := meta.Get("type"), "meta.type"
+	if typeNode == nil && t.Flat {
+		typeNode, typeName = root.Get("type"), "type"
+	}
+	t.Type = typeNode.Text()
 	t.Agent = meta.Get("agent").Text()
-	t.Tool = meta.Get("tool").Text()
+	toolNode := meta.Get("tool")
+	if toolNode == nil {
+		// meta.execution_config {method: "cli", cli_tool: T} hands the
+		// task to the CLI tool T ("auto" and null leave the choice).
+		if ec := meta.Get("execution_config"); ec.Get("method").Text() == "cli" {
+			if ct := ec.Get("cli_tool"); ct != nil && ct.Kind == String && ct.Str != "auto" {
+				toolNode = ct
+			}
+		}
+	}
+	t.Tool = toolNode.Text()
 	if t.Type != "" && !slices.Contains(TaskTypes, t.Type) {
-		r.node(f, meta.Get("type"), SevWarning, "meta.type %q is not one of %s%s", t.Type, strings.Join(TaskTypes, " "), hint(t.Type, TaskTypes))
+		r.node(f, typeNode, SevWarning, "%s %q is not one of %s%s", typeName, t.Type, strings.Join(TaskTypes, " "), hint(t.Type, TaskTypes))
 	}
 	if t.Agent != "" && !slices.Contains(Roles, t.Agent) {
 		_, mapped := opts.AgentMap[t.Agent]
@@ -196,7 +222,7 @@ func readTask(t *Task, r *reporter, opts Options) {
 		}
 	}
 	if t.Tool != "" && !slices.Contains(opts.agents(), t.Tool) {
-		r.node(f, meta.Get("tool"), SevWarning, "meta.tool %q is not an agent (%s)%s", t.Tool, strings.Join(opts.agents(), " "), hint(t.Tool, opts.agents()))
+		r.node(f, toolNode, SevWarning, "meta.tool %q is not an agent (%s)%s", t.Tool, strings.Join(opts.agents(), " "), hint(t.Tool, opts.agents()))
 	}
 	ctx := root.Get("context")
 	if ctx != nil && ctx.Kind != Object {
@@ -225,8 +251,13 @@ func readTask(t *Task, r *reporter, opts Options) {
 		}
 	}
 	t.FocusPaths = ctx.Get("focus_paths").Strings()
-	t.Requirements = listOrString(ctx.Get("requirements"))
-	t.Acceptance = listOrString(ctx.Get("acceptance"))
+	t.Requirements = texts(f, ctx.Get("requirements"))
+	t.Acceptance = texts(f, ctx.Get("acceptance"))
+	if t.Flat {
+		t.FocusPaths = root.Get("focus_paths").Strings()
+		t.Requirements = texts(f, root.Get("description"))
+		t.Acceptance = texts(f, root.Get("convergence").Get("criteria"))
+	}
 	if paths := root.Get("paths"); paths != nil && paths.Kind == String {
 		var parts []string
 		for s := range strings.SplitSeq(paths.Str, ";") {
@@ -237,7 +268,7 @@ func readTask(t *Task, r *reporter, opts Options) {
 		r.node(f, paths, SevWarning, "the \"paths\" string is deprecated: write \"focus_paths\": [%s] in context", strings.Join(parts, ", "))
 	}
 	flow := root.Get("flow_control")
-	t.HasFlow = flow != nil
+	t.HasFlow = flow != nil || t.Flat
 	if flow != nil && flow.Kind != Object {
 		r.node(f, flow, SevError, "flow_control must be an object, not %s", flow.Kind)
 		return
@@ -247,6 +278,26 @@ func readTask(t *Task, r *reporter, opts Options) {
 		tf = ctx.Get("target_files")
 	}
 	t.TargetFiles = tf.Strings()
+	if t.Flat {
+		// files: [{path, action, target, change}] → path[:target].
+		var files []*Node
+		if fl := root.Get("files"); fl != nil && fl.Kind == Array {
+			files = fl.Items
+		}
+		for _, it := range files {
+			p := it.Get("path").Text()
+			if it.Kind == String {
+				p = it.Str
+			}
+			if p == "" {
+				continue
+			}
+			if tg := it.Get("target").Text(); tg != "" && !strings.ContainsAny(tg, " :") {
+				p += ":" + tg
+			}
+			t.TargetFiles = append(t.TargetFiles, p)
+		}
+	}
 	if tf != nil {
 		for _, it := range tf.Items {
 			if it.Kind == String && !targetFileForm(it.Str) {
@@ -254,8 +305,13 @@ func readTask(t *Task, r *reporter, opts Options) {
 			}
 		}
 	}
-	readPreAnalysis(t, r, flow.Get("pre_analysis"), opts)
-	readApproach(t, r, flow.Get("implementation_approach"))
+	if t.Flat {
+		readPreAnalysis(t, r, root.Get("pre_analysis"), opts)
+		readApproach(t, r, root.Get("implementation"))
+	} else {
+		readPreAnalysis(t, r, flow.Get("pre_analysis"), opts)
+		readApproach(t, r, flow.Get("implementation_approach"))
+	}
 	placeholders(f, r, root, "")
 }
 
@@ -267,6 +323,75 @@ func stringField(f *File, r *reporter, obj *Node, key string) string {
 		r.node(f, n, SevError, "%s must be a string, not %s", key, n.Kind)
 	}
 	return n.Text()
+}
+
+// isFlat reports whether a task object is in CCW's unified flat schema:
+// no context and no flow_control, and one of the top-level fields that
+// schema moved out of them.
+func isFlat(root *Node) bool {
+	if root.Get("context") != nil || root.Get("flow_control") != nil {
+		return false
+	}
+	for _, k := range []string{"description", "convergence", "implementation", "pre_analysis", "focus_paths", "files"} {
+		if root.Get(k) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// texts reads a list of requirements or acceptance criteria: strings,
+// a single string, or objects as CCW's test planners write them
+// ({"criterion": …, "verification": …}), each shown as its text and how
+// it is verified; another object is shown as its JSON.
+func texts(f *File, n *Node) []string {
+	if n == nil {
+		return nil
+	}
+	if n.Kind != Array {
+		if n.Kind == String {
+			return []string{n.Str}
+		}
+		return nil
+	}
+	var out []string
+	for _, it := range n.Items {
+		switch it.Kind {
+		case String:
+			out = append(out, it.Str)
+		case Object:
+			text := ""
+			for _, k := range []string{"criterion", "criteria", "description", "requirement", "text", "title", "name"} {
+				if v := it.Get(k); v != nil && v.Kind == String {
+					text = v.Str
+					break
+				}
+			}
+			if text == "" {
+				out = append(out, compactJSON(f.Src[it.Start:it.End]))
+				continue
+			}
+			for _, k := range []string{"verification", "verify", "command", "test"} {
+				if v := it.Get(k); v != nil && v.Kind == String && v.Str != "" {
+					text += ": verify by " + v.Str
+					break
+				}
+			}
+			out = append(out, text)
+		case Number, Bool:
+			out = append(out, string(f.Src[it.Start:it.End]))
+		}
+	}
+	return out
+}
+
+// compactJSON returns JSON source text without its layout.
+func compactJSON(src []byte) string {
+	var b bytes.Buffer
+	if json.Compact(&b, src) != nil {
+		return string(src)
+	}
+	return b.String()
 }
 
 // listOrString reads a list of strings or a single string.

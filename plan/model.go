@@ -104,8 +104,13 @@ type Task struct {
 	TargetFiles  []string
 	PreAnalysis  []PreStep
 	Approach     []ApproachStep
-	// HasFlow reports whether flow_control is present.
+	// HasFlow reports whether flow_control is present (or the task is
+	// Flat, whose steps stand at the top level).
 	HasFlow bool
+	// Flat reports a task in CCW's unified flat schema: description,
+	// focus_paths, convergence, files, pre_analysis and implementation
+	// at the top level, without context and flow_control.
+	Flat bool
 }
 
 // IsContainer reports whether the task has subtasks.

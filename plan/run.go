@@ -790,6 +790,9 @@ func strs(s []string) []any {
 func sharedContext(t *Task) string {
 	var b strings.Builder
 	ctx := t.File.Root.Get("context")
+	if t.Flat {
+		ctx = t.File.Root
+	}
 	for _, key := range []string{"shared_context", "inherited"} {
 		n := ctx.Get(key)
 		if n == nil {
@@ -827,11 +830,30 @@ func stepsText(steps []ApproachStep) string {
 
 var verifyBy = regexp.MustCompile(`verify by (.+?)(?: \(|$)`)
 
-// testCommands are context.test_commands, else the commands of the
-// acceptance criteria written "… verify by CMD (exit code 0)".
+// testCommands are the task's test commands — context.test_commands,
+// flow_control.test_commands or test.commands (a list, or an object of
+// named commands such as {"run_tests": "npm test"}), else
+// convergence.verification — else the commands of the acceptance
+// criteria written "… verify by CMD (exit code 0)".
 func testCommands(t *Task) []string {
-	if tc := t.File.Root.Get("context").Get("test_commands"); tc != nil {
+	root := t.File.Root
+	for _, tc := range []*Node{root.Get("context").Get("test_commands"), root.Get("flow_control").Get("test_commands"), root.Get("test").Get("commands")} {
+		if tc == nil {
+			continue
+		}
+		if tc.Kind == Object {
+			var out []string
+			for _, m := range tc.Members {
+				if m.Value.Kind == String {
+					out = append(out, m.Value.Str)
+				}
+			}
+			return out
+		}
 		return listOrString(tc)
+	}
+	if v := root.Get("convergence").Get("verification"); v != nil && v.Kind == String && v.Str != "" {
+		return []string{v.Str}
 	}
 	var out []string
 	for _, a := range t.Acceptance {

@@ -1,0 +1,106 @@
+package plan
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// flatTask is a task file in CCW's unified flat schema, as its planning
+// agent writes it: no context and no flow_control.
+const flatTask = `{
+  "id": "IMPL-001",
+  "title": "Implement the auth service",
+  "description": "Implement 2 functions: [login, refresh]",
+  "status": "pending",
+  "type": "feature",
+  "scope": "src/auth",
+  "action": "Implement",
+  "depends_on": [],
+  "focus_paths": ["src/auth"],
+  "convergence": {
+    "criteria": ["2 functions exported: verify by grep -c export src/auth/auth.ts (exit code 0)"],
+    "verification": "npm test -- auth",
+    "definition_of_done": "Users can log in"
+  },
+  "files": [
+    {"path": "src/auth/auth.ts", "action": "create", "change": "New auth service"},
+    {"path": "src/users/users.ts", "action": "modify", "target": "validateUser", "change": "Update validateUser()"}
+  ],
+  "implementation": [
+    "Step 1: write login",
+    {"step": 2, "description": "Write refresh", "actions": ["Add refresh()"], "tdd_phase": "green"}
+  ],
+  "pre_analysis": [
+    {"step": "load_context_package", "action": "Load", "commands": ["Read(README.md)"], "output_to": "context_package", "on_error": "skip_optional"}
+  ],
+  "artifacts": [],
+  "inherited": {"from": "IMPL-000", "context": ["JWT chosen"]},
+  "context_package_path": ".workflow/active/WFS-t/.process/context-package.json",
+  "cli_execution": {"id": "WFS-t-IMPL-001", "strategy": "new"},
+  "meta": {"agent": "@code-developer", "execution_config": {"method": "cli", "cli_tool": "codex", "enable_resume": true}},
+  "test": {"commands": {"run_tests": "npm test", "run_coverage": "npm test -- --coverage"}}
+}
+`
+
+// TestFlatSchemaTasks checks and runs tasks in CCW's unified flat
+// schema: their top-level fields are read as the 6-field schema's, a
+// task without status is pending, and meta.execution_config's cli_tool
+// is the executor.
+func TestFlatSchemaTasks(t *testing.T) {
+	second := `{"id": "IMPL-002", "title": "Document it", "description": "Write docs", "depends_on": ["IMPL-001"],
+ "convergence": {"criteria": [{"criterion": "Docs exist", "verification": "test -f docs/auth.md"}]},
+ "implementation": ["Write docs/auth.md"]}`
+	p, diags := writePlan(t, map[string]string{"IMPL-001": flatTask, "IMPL-002": second}, Options{})
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics:\n%s", diags)
+	}
+	t1, _ := p.Task("IMPL-1")
+	t2, _ := p.Task("IMPL-2")
+	if t2.Status != StatusPending || t1.Tool != "codex" || t1.Type != "feature" {
+		t.Errorf("IMPL-2 status %q, IMPL-1 tool %q type %q", t2.Status, t1.Tool, t1.Type)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	out, err := Run(context.Background(), p, fx, RunOptions{Now: fixedNow, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if diff := cmp.Diff([]string{"IMPL-001", "IMPL-002"}, out.Completed); diff != "" {
+		t.Errorf("completed (-want +got):\n%s", diff)
+	}
+	c := fx.tasks[0]
+	if c.Agent != "codex" {
+		t.Errorf("IMPL-001 ran on %q", c.Agent)
+	}
+	task := input(c, "task")
+	for key, want := range map[string]any{
+		"requirements":   []any{"Implement 2 functions: [login, refresh]"},
+		"acceptance":     []any{"2 functions exported: verify by grep -c export src/auth/auth.ts (exit code 0)"},
+		"focus_paths":    []any{"src/auth"},
+		"target_files":   []any{"src/auth/auth.ts", "src/users/users.ts:validateUser"},
+		"test_commands":  []any{"npm test", "npm test -- --coverage"},
+		"implementation": "1. Step 1: write login\n2. Write refresh\n   - Add refresh()",
+		"shared_context": "inherited: {\n  \"from\": \"IMPL-000\",\n  \"context\": [\n    \"JWT chosen\"\n  ]\n}",
+	} {
+		if diff := cmp.Diff(want, field(task, key)); diff != "" {
+			t.Errorf("task.%s (-want +got):\n%s", key, diff)
+		}
+	}
+	if got := field(input(fx.tasks[1], "task"), "acceptance"); !cmp.Equal(got, []any{"Docs exist: verify by test -f docs/auth.md"}) {
+		t.Errorf("IMPL-002 acceptance %q", got)
+	}
+	if got := field(input(fx.tasks[1], "task"), "test_commands"); !cmp.Equal(got, []any{"test -f docs/auth.md"}) {
+		t.Errorf("IMPL-002 test commands %q", got)
+	}
+	if got, want := readFile2(t, filepath.Join(p.Dir, ".task", "IMPL-001.json")), strings.Replace(flatTask, `"pending"`, `"completed"`, 1); got != want {
+		t.Errorf("IMPL-001.json:\n%s", got)
+	}
+	if got := readFile2(t, filepath.Join(p.Dir, ".task", "IMPL-002.json")); got != strings.Replace(second, `["Write docs/auth.md"]}`, `["Write docs/auth.md"], "status": "completed"}`, 1) {
+		t.Errorf("IMPL-002.json:\n%s", got)
+	}
+}
