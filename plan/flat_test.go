@@ -104,3 +104,47 @@ func TestFlatSchemaTasks(t *testing.T) {
 		t.Errorf("IMPL-002.json:\n%s", got)
 	}
 }
+
+// TestMultiModuleIDs loads a plan of CCW's multi-module form, whose ids
+// carry the module letter (IMPL-A1, IMPL-B1): ids sort by module, then
+// number, and depend on each other across modules.
+func TestMultiModuleIDs(t *testing.T) {
+	task := func(id, deps string) string {
+		return `{"id": "` + id + `", "title": "T ` + id + `", "status": "pending", "depends_on": [` + deps + `],
+ "description": "d", "convergence": {"criteria": ["c"]}, "implementation": ["go"]}`
+	}
+	p, diags := writePlan(t, map[string]string{
+		"IMPL-B1":  task("IMPL-B1", ""),
+		"IMPL-A2":  task("IMPL-A2", `"IMPL-B1"`),
+		"IMPL-A1":  task("IMPL-A1", ""),
+		"IMPL-A10": task("IMPL-A10", `"IMPL-A2", "IMPL-A1"`),
+	}, Options{})
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics:\n%s", diags)
+	}
+	var ids []string
+	for _, tk := range p.Tasks {
+		ids = append(ids, tk.ID+"="+tk.Key)
+	}
+	if diff := cmp.Diff([]string{"IMPL-A1=IMPL-A1", "IMPL-A2=IMPL-A2", "IMPL-A10=IMPL-A10", "IMPL-B1=IMPL-B1"}, ids); diff != "" {
+		t.Errorf("tasks (-want +got):\n%s", diff)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	out, err := Run(context.Background(), p, fx, RunOptions{Now: fixedNow, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if diff := cmp.Diff([]string{"IMPL-A1", "IMPL-B1", "IMPL-A2", "IMPL-A10"}, out.Completed); diff != "" {
+		t.Errorf("completed (-want +got):\n%s", diff)
+	}
+	// A zero-padded module id names the same task; a lower-case or
+	// two-letter one is no id.
+	_, diags = writePlan(t, map[string]string{"IMPL-A1": task("IMPL-A1", ""), "IMPL-A01": task("IMPL-A01", `"IMPL-C1"`), "IMPL-AB1": task("IMPL-AB1", "")}, Options{})
+	got := diags.String()
+	for _, want := range []string{"IMPL-A1.json names the same task as IMPL-A01.json", "file name IMPL-AB1.json is not IMPL-N.json", `depends_on names unknown task "IMPL-C1"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, got)
+		}
+	}
+}

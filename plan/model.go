@@ -172,23 +172,33 @@ func (p *Plan) Containers() int {
 	return n
 }
 
+// moduleBase encodes the module letter of a multi-module id in its first
+// number: IMPL-B3 is (2 × moduleBase + 3), so that the ids of a module
+// sort together, after the plain ids and in module order.
+const moduleBase = 1_000_000
+
 // parseID reads IMPL-N, IMPL-N.M or deeper ids (as written in a file name
 // or a reference) into its numbers; ok is false for anything else,
-// lower case included.
+// lower case included. The first part may carry the module letter of
+// CCW's multi-module plans, IMPL-A1 (one capital letter, then N).
 func parseID(s string) (nums []int, ok bool) {
 	rest, found := strings.CutPrefix(s, "IMPL-")
 	if !found || rest == "" {
 		return nil, false
 	}
 	for part := range strings.SplitSeq(rest, ".") {
+		module := 0
+		if len(nums) == 0 && part != "" && part[0] >= 'A' && part[0] <= 'Z' {
+			module, part = int(part[0]-'A')+1, part[1:]
+		}
 		if part == "" || strings.Trim(part, "0123456789") != "" {
 			return nil, false
 		}
 		n, err := strconv.Atoi(part)
-		if err != nil || n <= 0 {
+		if err != nil || n <= 0 || n >= moduleBase {
 			return nil, false
 		}
-		nums = append(nums, n)
+		nums = append(nums, module*moduleBase+n)
 	}
 	return nums, true
 }
@@ -197,7 +207,10 @@ func parseID(s string) (nums []int, ok bool) {
 func keyOf(nums []int) string {
 	parts := make([]string, len(nums))
 	for i, n := range nums {
-		parts[i] = strconv.Itoa(n)
+		parts[i] = strconv.Itoa(n % moduleBase)
+		if m := n / moduleBase; i == 0 && m > 0 {
+			parts[i] = string(rune('A'+m-1)) + parts[i]
+		}
 	}
 	return "IMPL-" + strings.Join(parts, ".")
 }
