@@ -256,7 +256,8 @@ func readPreAnalysis(t *Task, r *reporter, n *Node, opts Options) {
 }
 
 // readApproach reads and checks flow_control.implementation_approach: an
-// array of steps, or (as older plans write it) one string.
+// array of steps, or (as older plans write it) one string or one object
+// ({"task_description", "modification_points", "logic_flow"}).
 func readApproach(t *Task, r *reporter, n *Node) {
 	if n == nil {
 		return
@@ -265,6 +266,16 @@ func readApproach(t *Task, r *reporter, n *Node) {
 	switch n.Kind {
 	case String:
 		t.Approach = []ApproachStep{{Number: 1, Description: n.Str, Node: n}}
+		return
+	case Object:
+		s := ApproachStep{Number: 1, Title: n.Get("title").Text(), Description: n.Get("task_description").Text(), Node: n}
+		if s.Description == "" {
+			s.Description = n.Get("description").Text()
+		}
+		for _, k := range []string{"modification_points", "logic_flow", "actions"} {
+			s.Points = append(s.Points, listOrString(n.Get(k))...)
+		}
+		t.Approach = []ApproachStep{s}
 		return
 	case Array:
 	default:

@@ -148,3 +148,29 @@ func TestMultiModuleIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestOlderCCWShapes reads what earlier CCW planning agents wrote: an
+// implementation_approach that is one object, and {{NAME}} placeholders
+// of their templates left unfilled.
+func TestOlderCCWShapes(t *testing.T) {
+	task := `{"id": "IMPL-1", "title": "T", "status": "pending", "meta": {"agent": "@code-developer"}, "context": {"requirements": ["r"]},
+ "flow_control": {
+  "pre_analysis": [{"step": "load_context_package", "commands": ["Read({{context_package_path}})"], "output_to": "pkg", "on_error": "skip_optional"}],
+  "implementation_approach": {"task_description": "Implement following the spec", "modification_points": ["Apply requirements"], "logic_flow": ["Load spec", "Implement"]},
+  "target_files": ["src/a.ts:run:1-5"]}}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": task}, Options{})
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%s", diags)
+	}
+	if got := diags.String(); !strings.Contains(got, "warning: unfilled placeholder {{context_package_path}} in flow_control.pre_analysis[0].commands[0]") {
+		t.Errorf("diagnostics:\n%s", got)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Now: fixedNow, Stderr: &stderr}); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if got, want := field(input(fx.tasks[0], "task"), "implementation"), "1. Implement following the spec\n   - Apply requirements\n   - Load spec\n   - Implement"; got != want {
+		t.Errorf("implementation %q, want %q", got, want)
+	}
+}

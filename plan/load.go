@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -439,15 +440,17 @@ func targetFileForm(s string) bool {
 	return true
 }
 
-// placeholders warns about ${NAME} left in string values of the task.
+// placeholder finds a planner's unfilled placeholder, ${NAME} or
+// {{NAME}}, in s; "" when there is none.
+var placeholder = regexp.MustCompile(`\$\{[^}\s]+\}|\{\{[^}\s]+\}\}`)
+
+// placeholders warns about ${NAME} and {{NAME}} left in string values of
+// the task.
 func placeholders(f *File, r *reporter, n *Node, field string) {
 	switch n.Kind {
 	case String:
-		i := strings.Index(n.Str, "${")
-		if i >= 0 {
-			if j := strings.IndexByte(n.Str[i:], '}'); j > 2 {
-				r.node(f, n, SevWarning, "unfilled placeholder %s in %s", n.Str[i:i+j+1], field)
-			}
+		if m := placeholder.FindString(n.Str); m != "" {
+			r.node(f, n, SevWarning, "unfilled placeholder %s in %s", m, field)
 		}
 	case Array:
 		for i, it := range n.Items {
