@@ -174,3 +174,12 @@ func TestOlderCCWShapes(t *testing.T) {
 		t.Errorf("implementation %q, want %q", got, want)
 	}
 }
+
+// TestStatusSynonymHint names evalrun's status for the statuses of CCW's
+// unified schema that it spells otherwise.
+func TestStatusSynonymHint(t *testing.T) {
+	_, diags := writePlan(t, map[string]string{"IMPL-1": `{"id": "IMPL-1", "title": "T", "status": "in_progress", "description": "d"}`}, Options{})
+	if got := diags.String(); !strings.Contains(got, `error: status "in_progress" is not one of pending active completed blocked container (CCW's unified schema writes "in_progress" for what is "active" here)`) {
+		t.Errorf("diagnostics:\n%s", got)
+	}
+}

@@ -186,7 +186,11 @@ func readTask(t *Task, r *reporter, opts Options) {
 	if st := root.Get("status"); st != nil {
 		t.Status = st.Text()
 		if !slices.Contains(Statuses, t.Status) {
-			r.node(f, st, SevError, "status %s is not one of %s%s", quoteNode(f, st), strings.Join(Statuses, " "), hint(t.Status, Statuses))
+			h := hint(t.Status, Statuses)
+			if alt, ok := statusSynonyms[t.Status]; ok {
+				h = fmt.Sprintf(" (CCW's unified schema writes %q for what is %q here)", t.Status, alt)
+			}
+			r.node(f, st, SevError, "status %s is not one of %s%s", quoteNode(f, st), strings.Join(Statuses, " "), h)
 		}
 	} else if t.Flat {
 		t.Status = StatusPending
@@ -315,6 +319,10 @@ func readTask(t *Task, r *reporter, opts Options) {
 	}
 	placeholders(f, r, root, "")
 }
+
+// statusSynonyms are the statuses of CCW's unified task schema that
+// evalrun's statuses name otherwise.
+var statusSynonyms = map[string]string{"in_progress": StatusActive, "failed": StatusBlocked}
 
 // stringField returns the string member key of obj, reporting a value of
 // another kind.
