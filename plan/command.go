@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -40,6 +41,11 @@ type Command struct {
 	Dir string
 	// Raw is the command as written.
 	Raw string
+	// Expand is set for a `ccw cli` command whose words hold command
+	// substitutions or parameter expansions (`-p "RULES: $(cat F)"`, as
+	// CCW's templates write): the words after `ccw cli`, to be expanded
+	// by the shell before the agent runs (ExpandCCW).
+	Expand string
 }
 
 // ParseCommand reads a pre_analysis command: bash(CMD) (or Bash(CMD)),
@@ -117,10 +123,142 @@ func isName(s string) bool {
 }
 
 // parseCCW reads `ccw cli -p PROMPT --tool T [--mode M] [--cd DIR]`; ok is
-// false for anything else, a command with shell operators included.
+// false for anything else, a command with shell operators included. Words
+// with command substitutions or expansions (outside single quotes) are
+// left for the shell to expand when the command runs (Command.Expand);
+// the tool must then be written out.
 func parseCCW(s string) (Command, bool) {
-	words, ok := splitWords(strings.TrimSpace(s))
-	if !ok || len(words) < 2 || words[0] != "ccw" || words[1] != "cli" {
+	s = strings.TrimSpace(s)
+	if words, ok := splitWords(s); ok {
+		return ccwWords(words)
+	}
+	masked, changed := maskExpansions(s)
+	words, ok := splitWords(masked)
+	if !changed || !ok {
+		return Command{}, false
+	}
+	c, ok := ccwWords(words)
+	if !ok || strings.Contains(c.Agent, maskMark) {
+		return Command{}, false
+	}
+	c.Expand = strings.TrimSpace(ccwPrefix.ReplaceAllString(s, ""))
+	return c, true
+}
+
+// ccwPrefix is the `ccw cli` that starts a ccw cli command.
+var ccwPrefix = regexp.MustCompile(`^ccw[ \t]+cli[ \t\n]`)
+
+// maskMark replaces each expansion in maskExpansions.
+const maskMark = "\x00"
+
+// maskExpansions replaces each command substitution ($(…), `…`) and
+// parameter expansion ($NAME, ${…}) outside single quotes by maskMark,
+// so that the rest of the command can be split strictly: what remains
+// holds no shell operator the shell would run. changed is false when
+// there was none; an unbalanced one leaves s as it is.
+func maskExpansions(s string) (string, bool) {
+	var b strings.Builder
+	changed := false
+	inDouble := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			b.WriteString(s[i : i+2])
+			i++
+		case c == '\'' && !inDouble:
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return s, false
+			}
+			b.WriteString(s[i : i+j+2])
+			i += j + 1
+		case c == '"':
+			inDouble = !inDouble
+			b.WriteByte(c)
+		case c == '`':
+			j := strings.IndexByte(s[i+1:], '`')
+			if j < 0 {
+				return s, false
+			}
+			b.WriteString(maskMark)
+			i += j + 1
+			changed = true
+		case c == '$' && i+1 < len(s) && s[i+1] == '(':
+			end := closingParen(s, i+1)
+			if end < 0 {
+				return s, false
+			}
+			b.WriteString(maskMark)
+			i = end
+			changed = true
+		case c == '$' && i+1 < len(s) && s[i+1] == '{':
+			j := strings.IndexByte(s[i:], '}')
+			if j < 0 {
+				return s, false
+			}
+			b.WriteString(maskMark)
+			i += j
+			changed = true
+		case c == '$' && i+1 < len(s) && (s[i+1] == '_' || isAlnum(s[i+1])):
+			j := i + 1
+			for j < len(s) && (s[j] == '_' || isAlnum(s[j])) {
+				j++
+			}
+			b.WriteString(maskMark)
+			i = j - 1
+			changed = true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), changed
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// closingParen returns the index of the parenthesis that closes the one
+// at s[open], skipping quoted text; -1 when there is none.
+func closingParen(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return -1
+			}
+			i += j + 1
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// ExpandCCW completes a `ccw cli` command of Command.Expand from the
+// words the shell made of them (run elsewhere: `printf '%s\0' WORDS`).
+func ExpandCCW(c Command, words []string) (Command, error) {
+	e, ok := ccwWords(append([]string{"ccw", "cli"}, words...))
+	if !ok {
+		return c, fmt.Errorf("%s: after expansion the words are no ccw cli command: %q", short(c.Raw), words)
+	}
+	e.Raw = c.Raw
+	return e, nil
+}
+
+// ccwWords reads the words of a ccw cli command.
+func ccwWords(words []string) (Command, bool) {
+	if len(words) < 2 || words[0] != "ccw" || words[1] != "cli" {
 		return Command{}, false
 	}
 	c := Command{Kind: CmdAgent}

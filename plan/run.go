@@ -624,6 +624,11 @@ func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars ma
 		res.Output = "[dry run: " + raw + "]"
 		return res, Answer{}, nil
 	}
+	if c.Expand != "" {
+		if c, err = r.expandCCW(ctx, c); err != nil {
+			return res, Answer{}, err
+		}
+	}
 	switch c.Kind {
 	case CmdRead:
 		return r.readCommand(c, vars)
@@ -663,6 +668,22 @@ func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars ma
 		return res, Answer{}, fmt.Errorf("%s: %w: %s", short(text), err, msg)
 	}
 	return res, Answer{}, nil
+}
+
+// expandCCW lets the shell expand the words of a ccw cli command
+// (Command.Expand) in the project root, as it would have before running
+// ccw, and reads the command from them.
+func (r *runner) expandCCW(ctx context.Context, c Command) (Command, error) {
+	cmd := exec.CommandContext(ctx, "sh", "-c", `printf '%s\0' `+c.Expand)
+	cmd.Dir = r.p.Root
+	cmd.Env = r.opts.Env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return c, fmt.Errorf("%s: expanding the words: %w: %s", short(c.Raw), err, lastLine(stderr.String()))
+	}
+	words := strings.Split(stdout.String(), "\x00")
+	return ExpandCCW(c, words[:len(words)-1])
 }
 
 // readCommand runs Read(PATH): the file's content, PATH relative to the

@@ -59,6 +59,10 @@ func TestParseCommand(t *testing.T) {
 		{`Extract(brainstorm_artifacts.role_analyses[].files[].path)`, false, `instruction "Extract(brainstorm_artifacts.role_analyses[].files[].path)"`},
 		{`mcp__code-index__find_files(pattern="*auth*") && mcp__code-index__search_code_advanced()`, false, `instruction "mcp__code-index__find_files(pattern=\"*auth*\") && mcp__code-index__search_code_advanced()"`},
 		{`ccw cli -p 'PURPOSE: x' --tool gemini --mode analysis --cd src/auth`, false, `agent gemini "PURPOSE: x" ro=true dir="src/auth"`},
+		{`bash(ccw cli -p "RULES: $(cat ~/.claude/t.txt) | x" --tool gemini --mode analysis)`, false, `agent gemini expand "-p \"RULES: $(cat ~/.claude/t.txt) | x\" --tool gemini --mode analysis" ro=true`},
+		{"ccw cli -p \"`date` ${A:-b} $HOME\" --tool codex", false, "agent codex expand \"-p \\\"`date` ${A:-b} $HOME\\\" --tool codex\" ro=false"},
+		{`bash(ccw cli -p "$(cat x)" --tool gemini; rm -f y)`, false, `shell "ccw cli -p \"$(cat x)\" --tool gemini; rm -f y"`},
+		{`bash(ccw cli -p x --tool $T)`, false, `shell "ccw cli -p x --tool $T"`},
 		{`gemnii(hello)`, false, `error: command "gemnii(hello)" is not bash(…), Read(…), an agent NAME(…) or ccw cli (agents: aider claude codex gemini qwen) (did you mean gemini?)`},
 		{`ls src`, false, `error: command "ls src" is not bash(…), Read(…), an agent NAME(…) or ccw cli (agents: aider claude codex gemini qwen)`},
 	} {
@@ -69,6 +73,8 @@ func TestParseCommand(t *testing.T) {
 			got = "error: " + err.Error()
 		case c0.Kind == CmdShell:
 			got = fmt.Sprintf("shell %q", c0.Text)
+		case c0.Expand != "":
+			got = fmt.Sprintf("agent %s expand %q ro=%v", c0.Agent, c0.Expand, c0.ReadOnly)
 		case c0.Kind == CmdRead:
 			got = fmt.Sprintf("read %q", c0.Text)
 		case c0.Kind == CmdInstruction:
@@ -327,5 +333,30 @@ func TestCCWPreAnalysisShapes(t *testing.T) {
 	}
 	if ac := fx.agents[2]; ac.Agent != "codex" || ac.ReadOnly || ac.Prompt != "Implement it" {
 		t.Errorf("implementation call %+v", ac)
+	}
+}
+
+// TestCCWCommandExpanded runs a ccw cli command whose prompt holds a
+// command substitution, as CCW's templates write them: the shell expands
+// the words in the project root, then the agent runs on the prompt.
+func TestCCWCommandExpanded(t *testing.T) {
+	pre := `{"step": "rules", "command": "bash(ccw cli -p \"PURPOSE: x\nRULES: $(cat rules.txt) | [v]\" --tool gemini --mode analysis --cd src)", "output_to": "r"}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", pre, `"go"`)}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if err := os.WriteFile(filepath.Join(p.Root, "rules.txt"), []byte("be careful\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if len(fx.agents) != 1 {
+		t.Fatalf("agent calls %+v", fx.agents)
+	}
+	if ac := fx.agents[0]; ac.Agent != "gemini" || !ac.ReadOnly || ac.Dir != filepath.Join(p.Root, "src") || ac.Prompt != "PURPOSE: x\nRULES: be careful | [v]" {
+		t.Errorf("call %+v", ac)
 	}
 }
