@@ -360,7 +360,10 @@ func readPreAnalysis(t *Task, r *reporter, n *Node, opts Options) {
 				cmds = append(cmds, cs)
 			}
 		}
-		if len(cmds) == 0 {
+		switch {
+		case len(cmds) == 0 && t.Flat && s.Action != "":
+			r.node(f, it, SevWarning, "pre_analysis step %q has an action and no command: the task's executor gets the action as an instruction", label)
+		case len(cmds) == 0:
 			r.node(f, it, SevError, "pre_analysis step %q has no \"command\" or \"commands\"", label)
 		}
 		for _, c := range cmds {

@@ -183,3 +183,39 @@ func TestStatusSynonymHint(t *testing.T) {
 		t.Errorf("diagnostics:\n%s", got)
 	}
 }
+
+// TestFlatPreAnalysisSteps runs the pre_analysis steps the unified
+// schema allows: on_error "continue" goes on as skip_optional does, and a
+// step with an action and no command is an instruction to the executor.
+func TestFlatPreAnalysisSteps(t *testing.T) {
+	task := `{"id": "IMPL-1", "title": "T", "description": "d", "meta": {"agent": "@code-developer"},
+ "pre_analysis": [
+  {"step": "broken", "action": "List", "command": "bash(exit 2)", "output_to": "b", "on_error": "continue"},
+  {"step": "understand", "action": "Understand the login flow", "output_to": "u"}
+ ],
+ "implementation": ["go"]}`
+	opts := Options{AgentMap: map[string]string{"@code-developer": "claude"}}
+	p, diags := writePlan(t, map[string]string{"IMPL-1": task}, opts)
+	if diags.HasErrors() || !strings.Contains(diags.String(), `warning: pre_analysis step "understand" has an action and no command`) {
+		t.Fatalf("diagnostics:\n%s", diags)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Options: opts, Stderr: &stderr}); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), `pre_analysis step "broken" failed and is skipped (on_error continue)`) {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	if len(fx.agents) != 1 || fx.agents[0].Agent != "claude" || !strings.HasSuffix(fx.agents[0].Prompt, "\n\nUnderstand the login flow") {
+		t.Fatalf("agent calls %+v", fx.agents)
+	}
+	if got := field(input(fx.tasks[0], "analysis"), "u"); got != "analysis by claude" {
+		t.Errorf("u = %q", got)
+	}
+	// In the six-field schema a step without a command stays an error.
+	_, diags = writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", `{"step": "s", "action": "Look"}`, `"go"`)}, Options{})
+	if !strings.Contains(diags.String(), `error: pre_analysis step "s" has no "command" or "commands"`) {
+		t.Errorf("diagnostics:\n%s", diags)
+	}
+}

@@ -24,7 +24,7 @@ var Statuses = []string{StatusPending, StatusActive, StatusCompleted, StatusBloc
 
 // OnErrorPolicies lists the valid values of a pre_analysis step's
 // on_error.
-var OnErrorPolicies = []string{"skip_optional", "fail", "retry_once", "manual_intervention"}
+var OnErrorPolicies = []string{"skip_optional", "fail", "retry_once", "manual_intervention", "continue"}
 
 // TaskTypes lists the meta.type values CCW's planners use.
 var TaskTypes = []string{"feature", "bugfix", "refactor", "test-gen", "test-fix", "docs"}

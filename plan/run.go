@@ -568,6 +568,15 @@ func (r *runner) preStep(ctx context.Context, t *Task, s PreStep, vars map[strin
 			}
 			outs = append(outs, res.Output)
 		}
+		if len(s.Commands) == 0 && s.Action != "" {
+			// A step of the flat schema with an action and no command:
+			// the executor carries the action out.
+			res, _, err := r.run1(sctx, t, name, Command{Kind: CmdInstruction, Text: s.Action, Raw: s.Action}, vars, false)
+			if err != nil {
+				return "", err
+			}
+			outs = append(outs, res.Output)
+		}
 		return strings.Join(outs, "\n\n"), nil
 	}
 	out, err := attempt()
@@ -583,8 +592,8 @@ func (r *runner) preStep(ctx context.Context, t *Task, s PreStep, vars map[strin
 		return "", err
 	}
 	switch s.OnError {
-	case "skip_optional":
-		fmt.Fprintf(r.opts.Stderr, "warning: %s: pre_analysis step %q failed and is skipped (on_error skip_optional): %v\n", t.ID, name, err)
+	case "skip_optional", "continue":
+		fmt.Fprintf(r.opts.Stderr, "warning: %s: pre_analysis step %q failed and is skipped (on_error %s): %v\n", t.ID, name, s.OnError, err)
 		return "", nil
 	case "manual_intervention":
 		return "", &ManualError{TaskID: t.ID, Step: name, Err: err}
@@ -612,11 +621,18 @@ func (r *runner) commandStep(ctx context.Context, t *Task, step, raw string, var
 // command runs one command: a shell command with sh -c in the project
 // root, or an agent call.
 func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars map[string]string, bare bool) (CommandResult, Answer, error) {
-	res := CommandResult{ExitCode: -1}
 	c, err := ParseCommand(raw, r.opts.agents(), bare)
 	if err != nil {
-		return res, Answer{}, err
+		return CommandResult{ExitCode: -1}, Answer{}, err
 	}
+	return r.run1(ctx, t, step, c, vars, bare)
+}
+
+// run1 runs a command read.
+func (r *runner) run1(ctx context.Context, t *Task, step string, c Command, vars map[string]string, bare bool) (CommandResult, Answer, error) {
+	res := CommandResult{ExitCode: -1}
+	raw := c.Raw
+	var err error
 	if c.Kind == CmdAgent {
 		res.Agent = c.Agent
 	}
