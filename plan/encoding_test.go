@@ -69,3 +69,54 @@ func TestBOMAndCRLFFiles(t *testing.T) {
 		t.Errorf("session file:\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestWriteSessionKeepsCCWProgress sets evalrun's counts among the
+// members CCW keeps in the session's progress, which stay as they are.
+func TestWriteSessionKeepsCCWProgress(t *testing.T) {
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", "", `"go"`)}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	orig := `{
+  "session_id": "WFS-t",
+  "progress": {
+    "completed_phases": ["PLAN"],
+    "current_tasks": ["IMPL-1"],
+    "total": 9,
+    "last_checkpoint": "2025-09-07T10:00:00Z"
+  },
+  "stats": {"total_tasks": 1}
+}
+`
+	path := filepath.Join(p.Dir, "workflow-session.json")
+	if err := os.WriteFile(path, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, diags, err := Load(p.Dir, Options{})
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	if err := p.WriteSession(fixedNow()); err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "session_id": "WFS-t",
+  "progress": {
+    "completed_phases": ["PLAN"],
+    "current_tasks": ["IMPL-1"],
+    "total": 1,
+    "last_checkpoint": "2025-09-07T10:00:00Z",
+    "pending": 1,
+    "active": 0,
+    "completed": 0,
+    "blocked": 0,
+    "container": 0,
+    "updated_at": "2025-01-06T14:03:00Z"
+  },
+  "stats": {"total_tasks": 1}
+}
+`
+	if got := readFile2(t, path); got != want {
+		t.Errorf("got:\n%s", got)
+	}
+}
