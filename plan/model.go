@@ -229,12 +229,36 @@ func lessNums(a, b []int) int { return slices.Compare(a, b) }
 
 // FindSession returns the session directory under root/.workflow/active
 // when there is exactly one WFS-* directory; otherwise an error of kind
-// *SessionError listing what it found.
+// *SessionError listing what it found. With none there, the WFS-*
+// directories of root/.workflow itself count, where older CCW versions
+// put their sessions.
 func FindSession(root string) (string, error) {
 	base := filepath.Join(root, ".workflow", "active")
+	found, err := sessionDirs(base)
+	if err != nil {
+		return "", err
+	}
+	if len(found) == 0 {
+		older := filepath.Join(root, ".workflow")
+		if found, err = sessionDirs(older); err != nil {
+			return "", err
+		}
+		if len(found) > 0 {
+			base = older
+		}
+	}
+	if len(found) == 1 {
+		return found[0], nil
+	}
+	return "", &SessionError{Base: base, Found: found}
+}
+
+// sessionDirs lists the WFS-* directories of base; none when base does
+// not exist.
+func sessionDirs(base string) ([]string, error) {
 	entries, err := os.ReadDir(base)
 	if err != nil && !os.IsNotExist(err) {
-		return "", err
+		return nil, err
 	}
 	var found []string
 	for _, e := range entries {
@@ -242,10 +266,7 @@ func FindSession(root string) (string, error) {
 			found = append(found, filepath.Join(base, e.Name()))
 		}
 	}
-	if len(found) == 1 {
-		return found[0], nil
-	}
-	return "", &SessionError{Base: base, Found: found}
+	return found, nil
 }
 
 // FindSessionFrom looks for .workflow/active in dir and its ancestors and
@@ -257,7 +278,8 @@ func FindSessionFrom(dir string) (string, error) {
 		return FindSession(dir)
 	}
 	for d := abs; ; {
-		if fi, err := os.Stat(filepath.Join(d, ".workflow", "active")); err == nil && fi.IsDir() {
+		older, _ := sessionDirs(filepath.Join(d, ".workflow"))
+		if fi, err := os.Stat(filepath.Join(d, ".workflow", "active")); err == nil && fi.IsDir() || len(older) > 0 {
 			found, err := FindSession(d)
 			if se, ok := err.(*SessionError); ok {
 				se.Base = relTo(abs, se.Base)

@@ -360,3 +360,21 @@ func TestCCWCommandExpanded(t *testing.T) {
 		t.Errorf("call %+v", ac)
 	}
 }
+
+// TestFindSessionOlderLayout finds a session where older CCW versions put
+// it, .workflow/WFS-TOPIC, when .workflow/active holds none.
+func TestFindSessionOlderLayout(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "src")
+	_ = os.MkdirAll(sub, 0o755)
+	_ = os.MkdirAll(filepath.Join(root, ".workflow", "WFS-old"), 0o755)
+	got, err := FindSessionFrom(sub)
+	if err != nil || got != filepath.Join("..", ".workflow", "WFS-old") {
+		t.Errorf("older layout: %q %v", got, err)
+	}
+	// A session under active wins.
+	_ = os.MkdirAll(filepath.Join(root, ".workflow", "active", "WFS-new"), 0o755)
+	if got, err := FindSession(root); err != nil || got != filepath.Join(root, ".workflow", "active", "WFS-new") {
+		t.Errorf("with active: %q %v", got, err)
+	}
+}
