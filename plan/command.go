@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/evalrun/evalrun/internal/shellwords"
@@ -440,7 +441,14 @@ func readApproach(t *Task, r *reporter, n *Node) {
 		for _, k := range []string{"modification_points", "logic_flow", "actions"} {
 			s.Points = append(s.Points, listOrString(it.Get(k))...)
 		}
-		if sn := it.Get("step"); sn != nil && sn.Kind == Number {
+		sn := it.Get("step")
+		if sn != nil && sn.Kind == String {
+			// The unified schema allows "step": "2" (or "Step 2").
+			if num, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(strings.ToLower(sn.Str), "step"))); err == nil && num > 0 {
+				sn = &Node{Kind: Number, Str: strconv.Itoa(num), Start: sn.Start, End: sn.End}
+			}
+		}
+		if sn != nil && sn.Kind == Number {
 			var num int
 			if _, err := fmt.Sscan(sn.Str, &num); err != nil || fmt.Sprint(num) != sn.Str {
 				r.node(f, sn, SevError, "implementation_approach step number %s is not a whole number", sn.Str)

@@ -219,3 +219,22 @@ func TestFlatPreAnalysisSteps(t *testing.T) {
 		t.Errorf("diagnostics:\n%s", diags)
 	}
 }
+
+// TestStringStepNumbers orders implementation steps numbered with
+// strings, as the unified schema allows ("step": "2", "Step 1").
+func TestStringStepNumbers(t *testing.T) {
+	task := `{"id": "IMPL-1", "title": "T", "description": "d",
+ "implementation": [{"step": "2", "description": "second", "depends_on": ["1"]}, {"step": "Step 1", "description": "first"}, {"step": "1", "description": "again"}]}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": task}, Options{})
+	if got := diags.String(); !strings.Contains(got, `implementation_approach step number 1 is not unique`) {
+		t.Errorf("diagnostics:\n%s", got)
+	}
+	tk, _ := p.Task("IMPL-1")
+	var nums []int
+	for _, s := range tk.Approach {
+		nums = append(nums, s.Number)
+	}
+	if !cmp.Equal(nums, []int{2, 1, 1}) {
+		t.Errorf("numbers %v", nums)
+	}
+}
