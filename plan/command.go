@@ -351,13 +351,11 @@ func readPreAnalysis(t *Task, r *reporter, n *Node, opts Options) {
 			label = fmt.Sprint(i + 1)
 		}
 		var cmds []*Node
-		if c := it.Get("command"); c != nil {
-			cmds = append(cmds, c)
-		}
-		if cs := it.Get("commands"); cs != nil {
-			if cs.Kind == Array {
+		for _, key := range []string{"command", "commands"} {
+			// Either holds one command or a list of them.
+			if cs := it.Get(key); cs != nil && cs.Kind == Array {
 				cmds = append(cmds, cs.Items...)
-			} else {
+			} else if cs != nil {
 				cmds = append(cmds, cs)
 			}
 		}

@@ -378,3 +378,22 @@ func TestFindSessionOlderLayout(t *testing.T) {
 		t.Errorf("with active: %q %v", got, err)
 	}
 }
+
+// TestCommandAsList reads a pre_analysis "command" that holds a list, as
+// some planners write it, like "commands", and "commands" that holds one
+// string.
+func TestCommandAsList(t *testing.T) {
+	pre := `{"step": "a", "command": ["bash(printf 1)", "bash(printf 2)"], "output_to": "a"}, {"step": "b", "commands": "bash(printf 3)", "output_to": "b"}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", pre, `"go"`)}, Options{})
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	fx := &fakeExec{}
+	if _, err := Run(context.Background(), p, fx, RunOptions{Stderr: &bytes.Buffer{}}); err != nil {
+		t.Fatal(err)
+	}
+	an := input(fx.tasks[0], "analysis")
+	if a, b := field(an, "a"), field(an, "b"); a != "1\n\n2" || b != "3" {
+		t.Errorf("a = %q, b = %q", a, b)
+	}
+}
