@@ -238,3 +238,28 @@ func TestStringStepNumbers(t *testing.T) {
 		t.Errorf("numbers %v", nums)
 	}
 }
+
+// TestFixTaskIDs reads the fix tasks CCW's test cycle adds to a session,
+// IMPL-fix-N with meta.type test-fix-iteration: they follow the plan's
+// tasks and may depend on them.
+func TestFixTaskIDs(t *testing.T) {
+	fix := `{"id": "IMPL-fix-1", "title": "Fix integration test failures - Iteration 1", "status": "pending",
+ "meta": {"type": "test-fix-iteration", "agent": "@test-fix-agent", "iteration": "1", "parent_task": "IMPL-2"},
+ "context": {"requirements": ["Fix 1 failure"], "depends_on": ["IMPL-2"], "fix_strategy": {"approach": "check expiry"}},
+ "flow_control": {"pre_analysis": [{"step": "load_analysis_context", "commands": ["Read(.process/iteration-1-analysis.md)"], "output_to": "a", "on_error": "skip_optional", "note": "n"}],
+  "implementation_approach": [{"step": 1, "title": "Apply fixes"}], "exit_conditions": {"success": "tests_pass_rate >= 95%"}}}`
+	p, diags := writePlan(t, map[string]string{"IMPL-fix-1": fix, "IMPL-2": stepTask("IMPL-2", "", `"go"`), "IMPL-10": stepTask("IMPL-10", "", `"go"`)}, Options{})
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics:\n%s", diags)
+	}
+	var ids []string
+	for _, tk := range p.Tasks {
+		ids = append(ids, tk.Key)
+	}
+	if !cmp.Equal(ids, []string{"IMPL-2", "IMPL-10", "IMPL-fix-1"}) {
+		t.Errorf("ids %v", ids)
+	}
+	if tk, _ := p.Task("IMPL-fix-1"); !cmp.Equal(tk.DependsOn, []string{"IMPL-2"}) {
+		t.Errorf("depends on %v", tk.DependsOn)
+	}
+}

@@ -111,7 +111,7 @@ func Load(dir string, opts Options) (*Plan, Diagnostics, error) {
 		base, isJSON := strings.CutSuffix(name, ".json")
 		nums, ok := parseID(base)
 		if !isJSON || !ok {
-			msg := fmt.Sprintf("file name %s is not IMPL-N.json, IMPL-N.M.json or (a module's task) IMPL-AN.json", name)
+			msg := fmt.Sprintf("file name %s is not IMPL-N.json, IMPL-N.M.json, (a module's task) IMPL-AN.json or (a test cycle's fix) IMPL-fix-N.json", name)
 			if toonBase, isTOON := strings.CutSuffix(name, ".toon"); isTOON {
 				msg = fmt.Sprintf("%s is a task file in TOON format, which evalrun does not read: convert it to %s.json (for example with `npx @toon-format/cli %s -o %s.json`)", name, toonBase, name, toonBase)
 			}

@@ -27,7 +27,7 @@ var Statuses = []string{StatusPending, StatusActive, StatusCompleted, StatusBloc
 var OnErrorPolicies = []string{"skip_optional", "fail", "retry_once", "manual_intervention", "continue"}
 
 // TaskTypes lists the meta.type values CCW's planners use.
-var TaskTypes = []string{"feature", "bugfix", "refactor", "test-gen", "test-fix", "docs"}
+var TaskTypes = []string{"feature", "bugfix", "refactor", "test-gen", "test-fix", "docs", "test-fix-iteration", "infrastructure", "enhancement", "fix", "testing", "chore"}
 
 // Roles are the agent roles with a built-in template plan/ROLE.
 var Roles = []string{"@code-developer", "@action-planning-agent", "@test-fix-agent", "@universal-executor"}
@@ -177,10 +177,15 @@ func (p *Plan) Containers() int {
 // sort together, after the plain ids and in module order.
 const moduleBase = 1_000_000
 
+// fixModule is the module number of the fix tasks CCW's test cycle adds
+// to a session, IMPL-fix-N: after every module of letters.
+const fixModule = 27
+
 // parseID reads IMPL-N, IMPL-N.M or deeper ids (as written in a file name
 // or a reference) into its numbers; ok is false for anything else,
 // lower case included. The first part may carry the module letter of
-// CCW's multi-module plans, IMPL-A1 (one capital letter, then N).
+// CCW's multi-module plans, IMPL-A1 (one capital letter, then N), or be a
+// fix task of CCW's test cycle, IMPL-fix-N.
 func parseID(s string) (nums []int, ok bool) {
 	rest, found := strings.CutPrefix(s, "IMPL-")
 	if !found || rest == "" {
@@ -190,6 +195,8 @@ func parseID(s string) (nums []int, ok bool) {
 		module := 0
 		if len(nums) == 0 && part != "" && part[0] >= 'A' && part[0] <= 'Z' {
 			module, part = int(part[0]-'A')+1, part[1:]
+		} else if fix, ok := strings.CutPrefix(part, "fix-"); ok && len(nums) == 0 {
+			module, part = fixModule, fix
 		}
 		if part == "" || strings.Trim(part, "0123456789") != "" {
 			return nil, false
@@ -208,7 +215,9 @@ func keyOf(nums []int) string {
 	parts := make([]string, len(nums))
 	for i, n := range nums {
 		parts[i] = strconv.Itoa(n % moduleBase)
-		if m := n / moduleBase; i == 0 && m > 0 {
+		if m := n / moduleBase; i == 0 && m == fixModule {
+			parts[i] = "fix-" + parts[i]
+		} else if i == 0 && m > 0 {
 			parts[i] = string(rune('A'+m-1)) + parts[i]
 		}
 	}
