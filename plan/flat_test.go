@@ -56,7 +56,7 @@ func TestFlatSchemaTasks(t *testing.T) {
  "convergence": {"criteria": [{"criterion": "Docs exist", "verification": "test -f docs/auth.md"}]},
  "implementation": ["Write docs/auth.md"]}`
 	p, diags := writePlan(t, map[string]string{"IMPL-001": flatTask, "IMPL-002": second}, Options{})
-	if len(diags) > 0 {
+	if len(diags) != 1 || !strings.Contains(diags.String(), `warning: focus_paths entry "src/auth" does not exist`) {
 		t.Fatalf("diagnostics:\n%s", diags)
 	}
 	t1, _ := p.Task("IMPL-1")
@@ -261,5 +261,29 @@ func TestFixTaskIDs(t *testing.T) {
 	}
 	if tk, _ := p.Task("IMPL-fix-1"); !cmp.Equal(tk.DependsOn, []string{"IMPL-2"}) {
 		t.Errorf("depends on %v", tk.DependsOn)
+	}
+}
+
+// TestFlatFocusPathChecks checks the focus_paths of flat tasks as those
+// of the six-field schema: cohesion (which panicked on them) and
+// existence; a focus_paths string is one path.
+func TestFlatFocusPathChecks(t *testing.T) {
+	flat := func(id, focus string) string {
+		return `{"id": "` + id + `", "title": "t", "description": "d", "focus_paths": ` + focus + `, "implementation": ["go"]}`
+	}
+	six := `{"id": "IMPL-3", "title": "t", "status": "pending", "meta": {}, "context": {"focus_paths": "src"}, "flow_control": {}}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": flat("IMPL-1", `["src"]`), "IMPL-2": flat("IMPL-2", `["src", "missing"]`), "IMPL-3": six}, Options{})
+	got := diags.String()
+	for _, want := range []string{
+		`warning: file cohesion: "src" is in the focus_paths of IMPL-1 and IMPL-2`,
+		`warning: file cohesion: "src" is in the focus_paths of IMPL-1 and IMPL-3`,
+		`warning: focus_paths entry "missing" does not exist`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, got)
+		}
+	}
+	if tk, _ := p.Task("IMPL-3"); !cmp.Equal(tk.FocusPaths, []string{"src"}) {
+		t.Errorf("IMPL-3 focus %v", tk.FocusPaths)
 	}
 }

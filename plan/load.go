@@ -255,11 +255,11 @@ func readTask(t *Task, r *reporter, opts Options) {
 			}
 		}
 	}
-	t.FocusPaths = ctx.Get("focus_paths").Strings()
+	t.FocusPaths = listOrString(ctx.Get("focus_paths"))
 	t.Requirements = texts(f, ctx.Get("requirements"))
 	t.Acceptance = texts(f, ctx.Get("acceptance"))
 	if t.Flat {
-		t.FocusPaths = root.Get("focus_paths").Strings()
+		t.FocusPaths = listOrString(root.Get("focus_paths"))
 		t.Requirements = texts(f, root.Get("description"))
 		t.Acceptance = texts(f, root.Get("convergence").Get("criteria"))
 	}
@@ -282,7 +282,7 @@ func readTask(t *Task, r *reporter, opts Options) {
 	if tf == nil {
 		tf = ctx.Get("target_files")
 	}
-	t.TargetFiles = tf.Strings()
+	t.TargetFiles = listOrString(tf)
 	if t.Flat {
 		// files: [{path, action, target, change}] → path[:target].
 		var files []*Node
