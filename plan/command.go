@@ -73,7 +73,11 @@ func ParseCommand(s string, agents []string, bare bool) (Command, error) {
 		case slices.Contains(agents, name):
 			return Command{Kind: CmdAgent, Agent: name, Text: inner, Raw: raw}, nil
 		case name == "Read":
-			return Command{Kind: CmdRead, Text: unquote(strings.TrimSpace(inner)), Raw: raw}, nil
+			path := unquote(strings.TrimSpace(inner))
+			if path == "" {
+				return Command{}, fmt.Errorf("command %s names no file to read", short(raw))
+			}
+			return Command{Kind: CmdRead, Text: path, Raw: raw}, nil
 		case isToolName(name):
 			return Command{Kind: CmdInstruction, Text: s, Raw: raw}, nil
 		case !bare:

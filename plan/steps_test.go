@@ -56,6 +56,7 @@ func TestParseCommand(t *testing.T) {
 		{`Read(docs/spec.md)`, false, `read "docs/spec.md"`},
 		{`Read('docs/spec.md')`, false, `read "docs/spec.md"`},
 		{`Bash(ls)`, false, `shell "ls"`},
+		{`Read( )`, false, `error: command "Read( )" names no file to read`},
 		{`Extract(brainstorm_artifacts.role_analyses[].files[].path)`, false, `instruction "Extract(brainstorm_artifacts.role_analyses[].files[].path)"`},
 		{`mcp__code-index__find_files(pattern="*auth*") && mcp__code-index__search_code_advanced()`, false, `instruction "mcp__code-index__find_files(pattern=\"*auth*\") && mcp__code-index__search_code_advanced()"`},
 		{`ccw cli -p 'PURPOSE: x' --tool gemini --mode analysis --cd src/auth`, false, `agent gemini "PURPOSE: x" ro=true dir="src/auth"`},
