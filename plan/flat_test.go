@@ -287,3 +287,21 @@ func TestFlatFocusPathChecks(t *testing.T) {
 		t.Errorf("IMPL-3 focus %v", tk.FocusPaths)
 	}
 }
+
+// TestDependsOnHints explains two mistakes of CCW's planners in
+// depends_on: an id in lower case, and a cross-module reference left
+// unresolved.
+func TestDependsOnHints(t *testing.T) {
+	p1 := `{"id": "IMPL-A1", "title": "t", "description": "d"}`
+	p2 := `{"id": "IMPL-2", "title": "t", "description": "d", "depends_on": ["impl-a1", "CROSS::B::api-endpoint"]}`
+	_, diags := writePlan(t, map[string]string{"IMPL-A1": p1, "IMPL-2": p2}, Options{})
+	got := diags.String()
+	for _, want := range []string{
+		`depends_on names unknown task "impl-a1" (did you mean IMPL-A1?)`,
+		`depends_on names unknown task "CROSS::B::api-endpoint" (a cross-module reference CCW's planner resolves to a task id when it merges the modules' plans: write the id, as IMPL-B1)`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, got)
+		}
+	}
+}
