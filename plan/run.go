@@ -378,6 +378,7 @@ func (r *runner) runTask(ctx context.Context, t *Task) (err error) {
 	if err := r.writeSummary(t, agent, ans); err != nil {
 		return err
 	}
+	var container *Task
 	err = r.update(func() error {
 		rec := r.recs[t.Key]
 		rec.Reason = ""
@@ -393,12 +394,15 @@ func (r *runner) runTask(ctx context.Context, t *Task) (err error) {
 			if err := r.p.SetStatus(c, StatusCompleted); err != nil {
 				return err
 			}
-			fmt.Fprintf(r.opts.Stderr, "plan: %s completed (all subtasks done)\n", c.ID)
+			container = c
 		}
 		return nil
 	})
 	if err == nil {
 		fmt.Fprintf(r.opts.Stderr, "plan: %s completed\n", t.ID)
+		if container != nil {
+			fmt.Fprintf(r.opts.Stderr, "plan: %s completed (all subtasks done)\n", container.ID)
+		}
 	}
 	return err
 }

@@ -398,3 +398,21 @@ func TestCommandAsList(t *testing.T) {
 		t.Errorf("a = %q, b = %q", a, b)
 	}
 }
+
+// TestContainerCompletedAfterSubtask prints a container's completion
+// after that of the subtask that completed it.
+func TestContainerCompletedAfterSubtask(t *testing.T) {
+	container := `{"id": "IMPL-1", "title": "C", "status": "container", "meta": {}, "context": {}}`
+	sub := `{"id": "IMPL-1.1", "title": "S", "status": "pending", "meta": {}, "context": {"parent": "IMPL-1"}, "flow_control": {"implementation_approach": ["go"]}}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": container, "IMPL-1.1": sub}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, &fakeExec{}, RunOptions{Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "plan: IMPL-1.1 completed\nplan: IMPL-1 completed (all subtasks done)\n") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
