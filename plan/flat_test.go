@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -261,6 +262,21 @@ func TestFixTaskIDs(t *testing.T) {
 	}
 	if tk, _ := p.Task("IMPL-fix-1"); !cmp.Equal(tk.DependsOn, []string{"IMPL-2"}) {
 		t.Errorf("depends on %v", tk.DependsOn)
+	}
+	// Its Read names a file of the session, relative to the session.
+	if err := os.MkdirAll(filepath.Join(p.Dir, ".process"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.Dir, ".process", "iteration-1-analysis.md"), []byte("root cause"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Stderr: &stderr}); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if got := field(input(fx.tasks[2], "analysis"), "a"); got != "root cause" {
+		t.Errorf("analysis a = %q (calls %v)\n%s", got, fx.taskIDs(), stderr.String())
 	}
 }
 

@@ -707,7 +707,8 @@ func (r *runner) expandCCW(ctx context.Context, c Command) (Command, error) {
 }
 
 // readCommand runs Read(PATH): the file's content, PATH relative to the
-// project root ("~/" is the home directory), [var] replaced.
+// project root, else to the session directory ("~/" is the home
+// directory), [var] replaced.
 func (r *runner) readCommand(c Command, vars map[string]string) (CommandResult, Answer, error) {
 	res := CommandResult{ExitCode: -1}
 	path := substitute(c.Text, vars, func(s string) string { return s })
@@ -717,7 +718,15 @@ func (r *runner) readCommand(c Command, vars map[string]string) (CommandResult, 
 		}
 	}
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(r.p.Root, path)
+		rel := path
+		path = filepath.Join(r.p.Root, rel)
+		// CCW's fix tasks name session files relative to the session
+		// (.process/iteration-1-analysis.md).
+		if _, err := os.Stat(path); err != nil {
+			if _, err := os.Stat(filepath.Join(r.p.Dir, rel)); err == nil {
+				path = filepath.Join(r.p.Dir, rel)
+			}
+		}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
