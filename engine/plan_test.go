@@ -714,7 +714,7 @@ func TestPlanCheckKnowsConfiguredAgents(t *testing.T) {
 		}
 		return diags.String()
 	}
-	if got := load(); !strings.Contains(got, "error: command \"mine(list the tests)\" is not bash(…) or an agent NAME(…) (agents: aider claude codex gemini qwen)") {
+	if got := load(); !strings.Contains(got, "error: command \"mine(list the tests)\" is not bash(…), Read(…), an agent NAME(…) or ccw cli (agents: aider claude codex gemini qwen)") {
 		t.Errorf("without [agents.mine]:\n%s", got)
 	}
 	cfg := filepath.Join(root, ".evalrun", "config.toml")

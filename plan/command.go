@@ -2,7 +2,9 @@ package plan
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/evalrun/evalrun/internal/shellwords"
@@ -17,6 +19,13 @@ const (
 	CmdShell CommandKind = iota
 	// CmdAgent runs the agent Agent of §22 on the prompt Text.
 	CmdAgent
+	// CmdRead is Read(PATH): evalrun reads the file Text, relative to
+	// the project root, as the agent's Read tool would.
+	CmdRead
+	// CmdInstruction is a call of one of the executing agent's tools
+	// that evalrun cannot run itself (Extract(…), Glob(…),
+	// mcp__server__tool(…)): the task's executor carries out Text.
+	CmdInstruction
 )
 
 // Command is a pre_analysis or implementation_approach command read.
@@ -33,13 +42,21 @@ type Command struct {
 	Dir string
 	// Raw is the command as written.
 	Raw string
+	// Expand is set for a `ccw cli` command whose words hold command
+	// substitutions or parameter expansions (`-p "RULES: $(cat F)"`, as
+	// CCW's templates write): the words after `ccw cli`, to be expanded
+	// by the shell before the agent runs (ExpandCCW).
+	Expand string
 }
 
-// ParseCommand reads a pre_analysis command: bash(CMD), NAME(PROMPT) for
-// an agent NAME, and `ccw cli -p PROMPT --tool T [--mode M] [--cd DIR]`
-// inside bash(…), which becomes an agent call. bare allows a command
-// without bash(…) (an implementation_approach step's command), which runs
-// as written.
+// ParseCommand reads a pre_analysis command: bash(CMD) (or Bash(CMD)),
+// NAME(PROMPT) for an agent NAME, `ccw cli -p PROMPT --tool T [--mode M]
+// [--cd DIR]`, inside bash(…) or not, which becomes an agent call,
+// Read(PATH), and the other tool calls CCW's planners write for the
+// executing agent — a capitalised Name(…) or an MCP tool
+// mcp__server__tool(…) — which become instructions to the task's
+// executor. bare allows any other command (an implementation_approach
+// step's command), which runs as written with sh -c.
 func ParseCommand(s string, agents []string, bare bool) (Command, error) {
 	raw := s
 	s = strings.TrimSpace(s)
@@ -47,7 +64,7 @@ func ParseCommand(s string, agents []string, bare bool) (Command, error) {
 	if open > 0 && strings.HasSuffix(s, ")") && isName(s[:open]) {
 		name, inner := s[:open], s[open+1:len(s)-1]
 		switch {
-		case name == "bash":
+		case name == "bash" || name == "Bash":
 			if c, ok := parseCCW(inner); ok {
 				c.Raw = raw
 				return c, nil
@@ -55,18 +72,42 @@ func ParseCommand(s string, agents []string, bare bool) (Command, error) {
 			return Command{Kind: CmdShell, Text: inner, Raw: raw}, nil
 		case slices.Contains(agents, name):
 			return Command{Kind: CmdAgent, Agent: name, Text: inner, Raw: raw}, nil
+		case name == "Read":
+			path := unquote(strings.TrimSpace(inner))
+			if path == "" {
+				return Command{}, fmt.Errorf("command %s names no file to read", short(raw))
+			}
+			return Command{Kind: CmdRead, Text: path, Raw: raw}, nil
+		case isToolName(name):
+			return Command{Kind: CmdInstruction, Text: s, Raw: raw}, nil
 		case !bare:
-			return Command{}, fmt.Errorf("command %s is not bash(…) or an agent NAME(…) (agents: %s)%s", short(raw), strings.Join(agents, " "), hint(name, append([]string{"bash"}, agents...)))
+			return Command{}, fmt.Errorf("command %s is not bash(…), Read(…), an agent NAME(…) or ccw cli (agents: %s)%s", short(raw), strings.Join(agents, " "), hint(name, append([]string{"bash"}, agents...)))
 		}
-	}
-	if !bare {
-		return Command{}, fmt.Errorf("command %s is not bash(…) or an agent NAME(…) (agents: %s)", short(raw), strings.Join(agents, " "))
 	}
 	if c, ok := parseCCW(s); ok {
 		c.Raw = raw
 		return c, nil
 	}
+	if !bare {
+		return Command{}, fmt.Errorf("command %s is not bash(…), Read(…), an agent NAME(…) or ccw cli (agents: %s)", short(raw), strings.Join(agents, " "))
+	}
 	return Command{Kind: CmdShell, Text: s, Raw: raw}, nil
+}
+
+// isToolName reports whether name is a tool of the executing agent as
+// CCW's planners write them: Claude Code's tools are capitalised (Glob,
+// Grep, Extract …), MCP tools are mcp__SERVER__TOOL. Agent names of §22
+// are lower case, so a mistyped agent stays an error.
+func isToolName(name string) bool {
+	return strings.HasPrefix(name, "mcp__") || name[0] >= 'A' && name[0] <= 'Z'
+}
+
+// unquote removes one pair of matching quotes around s.
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
 }
 
 // short quotes a command for a message, cut at 60 characters.
@@ -87,10 +128,142 @@ func isName(s string) bool {
 }
 
 // parseCCW reads `ccw cli -p PROMPT --tool T [--mode M] [--cd DIR]`; ok is
-// false for anything else, a command with shell operators included.
+// false for anything else, a command with shell operators included. Words
+// with command substitutions or expansions (outside single quotes) are
+// left for the shell to expand when the command runs (Command.Expand);
+// the tool must then be written out.
 func parseCCW(s string) (Command, bool) {
-	words, ok := splitWords(strings.TrimSpace(s))
-	if !ok || len(words) < 2 || words[0] != "ccw" || words[1] != "cli" {
+	s = strings.TrimSpace(s)
+	if words, ok := splitWords(s); ok {
+		return ccwWords(words)
+	}
+	masked, changed := maskExpansions(s)
+	words, ok := splitWords(masked)
+	if !changed || !ok {
+		return Command{}, false
+	}
+	c, ok := ccwWords(words)
+	if !ok || strings.Contains(c.Agent, maskMark) {
+		return Command{}, false
+	}
+	c.Expand = strings.TrimSpace(ccwPrefix.ReplaceAllString(s, ""))
+	return c, true
+}
+
+// ccwPrefix is the `ccw cli` that starts a ccw cli command.
+var ccwPrefix = regexp.MustCompile(`^ccw[ \t]+cli[ \t\n]`)
+
+// maskMark replaces each expansion in maskExpansions.
+const maskMark = "\x00"
+
+// maskExpansions replaces each command substitution ($(…), `…`) and
+// parameter expansion ($NAME, ${…}) outside single quotes by maskMark,
+// so that the rest of the command can be split strictly: what remains
+// holds no shell operator the shell would run. changed is false when
+// there was none; an unbalanced one leaves s as it is.
+func maskExpansions(s string) (string, bool) {
+	var b strings.Builder
+	changed := false
+	inDouble := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			b.WriteString(s[i : i+2])
+			i++
+		case c == '\'' && !inDouble:
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return s, false
+			}
+			b.WriteString(s[i : i+j+2])
+			i += j + 1
+		case c == '"':
+			inDouble = !inDouble
+			b.WriteByte(c)
+		case c == '`':
+			j := strings.IndexByte(s[i+1:], '`')
+			if j < 0 {
+				return s, false
+			}
+			b.WriteString(maskMark)
+			i += j + 1
+			changed = true
+		case c == '$' && i+1 < len(s) && s[i+1] == '(':
+			end := closingParen(s, i+1)
+			if end < 0 {
+				return s, false
+			}
+			b.WriteString(maskMark)
+			i = end
+			changed = true
+		case c == '$' && i+1 < len(s) && s[i+1] == '{':
+			j := strings.IndexByte(s[i:], '}')
+			if j < 0 {
+				return s, false
+			}
+			b.WriteString(maskMark)
+			i += j
+			changed = true
+		case c == '$' && i+1 < len(s) && (s[i+1] == '_' || isAlnum(s[i+1])):
+			j := i + 1
+			for j < len(s) && (s[j] == '_' || isAlnum(s[j])) {
+				j++
+			}
+			b.WriteString(maskMark)
+			i = j - 1
+			changed = true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), changed
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// closingParen returns the index of the parenthesis that closes the one
+// at s[open], skipping quoted text; -1 when there is none.
+func closingParen(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return -1
+			}
+			i += j + 1
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// ExpandCCW completes a `ccw cli` command of Command.Expand from the
+// words the shell made of them (run elsewhere: `printf '%s\0' WORDS`).
+func ExpandCCW(c Command, words []string) (Command, error) {
+	e, ok := ccwWords(append([]string{"ccw", "cli"}, words...))
+	if !ok {
+		return c, fmt.Errorf("%s: after expansion the words are no ccw cli command: %q", short(c.Raw), words)
+	}
+	e.Raw = c.Raw
+	return e, nil
+}
+
+// ccwWords reads the words of a ccw cli command.
+func ccwWords(words []string) (Command, bool) {
+	if len(words) < 2 || words[0] != "ccw" || words[1] != "cli" {
 		return Command{}, false
 	}
 	c := Command{Kind: CmdAgent}
@@ -182,17 +355,18 @@ func readPreAnalysis(t *Task, r *reporter, n *Node, opts Options) {
 			label = fmt.Sprint(i + 1)
 		}
 		var cmds []*Node
-		if c := it.Get("command"); c != nil {
-			cmds = append(cmds, c)
-		}
-		if cs := it.Get("commands"); cs != nil {
-			if cs.Kind == Array {
+		for _, key := range []string{"command", "commands"} {
+			// Either holds one command or a list of them.
+			if cs := it.Get(key); cs != nil && cs.Kind == Array {
 				cmds = append(cmds, cs.Items...)
-			} else {
+			} else if cs != nil {
 				cmds = append(cmds, cs)
 			}
 		}
-		if len(cmds) == 0 {
+		switch {
+		case len(cmds) == 0 && t.Flat && s.Action != "":
+			r.node(f, it, SevWarning, "pre_analysis step %q has an action and no command: the task's executor gets the action as an instruction", label)
+		case len(cmds) == 0:
 			r.node(f, it, SevError, "pre_analysis step %q has no \"command\" or \"commands\"", label)
 		}
 		for _, c := range cmds {
@@ -200,9 +374,13 @@ func readPreAnalysis(t *Task, r *reporter, n *Node, opts Options) {
 				r.node(f, c, SevError, "a command must be a string, not %s", c.Kind)
 				continue
 			}
-			if _, err := ParseCommand(c.Str, opts.agents(), false); err != nil {
+			pc, err := ParseCommand(c.Str, opts.agents(), false)
+			if err != nil {
 				r.node(f, c, SevError, "%v", err)
 				continue
+			}
+			if pc.Kind == CmdInstruction {
+				r.node(f, c, SevWarning, "command %s is a tool of the agent that carries out the task, not a command evalrun runs: the task's executor gets it as an instruction", short(c.Str))
 			}
 			s.Commands = append(s.Commands, c.Str)
 		}
@@ -222,7 +400,8 @@ func readPreAnalysis(t *Task, r *reporter, n *Node, opts Options) {
 }
 
 // readApproach reads and checks flow_control.implementation_approach: an
-// array of steps, or (as older plans write it) one string.
+// array of steps, or (as older plans write it) one string or one object
+// ({"task_description", "modification_points", "logic_flow"}).
 func readApproach(t *Task, r *reporter, n *Node) {
 	if n == nil {
 		return
@@ -231,6 +410,16 @@ func readApproach(t *Task, r *reporter, n *Node) {
 	switch n.Kind {
 	case String:
 		t.Approach = []ApproachStep{{Number: 1, Description: n.Str, Node: n}}
+		return
+	case Object:
+		s := ApproachStep{Number: 1, Title: n.Get("title").Text(), Description: n.Get("task_description").Text(), Node: n}
+		if s.Description == "" {
+			s.Description = n.Get("description").Text()
+		}
+		for _, k := range []string{"modification_points", "logic_flow", "actions"} {
+			s.Points = append(s.Points, listOrString(n.Get(k))...)
+		}
+		t.Approach = []ApproachStep{s}
 		return
 	case Array:
 	default:
@@ -251,8 +440,17 @@ func readApproach(t *Task, r *reporter, n *Node) {
 		if s.Title == "" {
 			s.Title = it.Get("action").Text()
 		}
-		s.Points = append(listOrString(it.Get("modification_points")), listOrString(it.Get("logic_flow"))...)
-		if sn := it.Get("step"); sn != nil && sn.Kind == Number {
+		for _, k := range []string{"modification_points", "logic_flow", "actions"} {
+			s.Points = append(s.Points, listOrString(it.Get(k))...)
+		}
+		sn := it.Get("step")
+		if sn != nil && sn.Kind == String {
+			// The unified schema allows "step": "2" (or "Step 2").
+			if num, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(strings.ToLower(sn.Str), "step"))); err == nil && num > 0 {
+				sn = &Node{Kind: Number, Str: strconv.Itoa(num), Start: sn.Start, End: sn.End}
+			}
+		}
+		if sn != nil && sn.Kind == Number {
 			var num int
 			if _, err := fmt.Sscan(sn.Str, &num); err != nil || fmt.Sprint(num) != sn.Str {
 				r.node(f, sn, SevError, "implementation_approach step number %s is not a whole number", sn.Str)

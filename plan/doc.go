@@ -21,7 +21,12 @@
 // copies the source line's tabs). plan renders the caret itself rather than
 // import sexp, whose helper is unexported. Ids are compared by their numbers: IMPL-001 and
 // IMPL-1 are the same task; both depends_on lists (top level and context)
-// count.
+// count. The module-lettered ids of CCW's multi-module plans (IMPL-A1) and
+// the fix tasks of its test cycle (IMPL-fix-N) are ids too.
+//
+// Task files come in CCW's two schemas: the six-field one (meta, context,
+// flow_control) and the unified flat one, whose fields stand at the top
+// level (Task.Flat); readTask maps both onto the same Task fields.
 //
 // # Writing back
 //
@@ -38,9 +43,11 @@
 //
 // Run executes the ready leaf tasks in id order, up to RunOptions.Parallel
 // at once and never two whose focus_paths overlap. Shell steps (bash(…))
-// run with sh -c in the project root; everything that needs a model or an
-// agent — the task's prompt (template plan/ROLE), NAME(…) steps and
-// `ccw cli` commands — goes through the Executor interface, which package
+// run with sh -c in the project root and Read(PATH) steps read the file;
+// everything that needs a model or an agent — the task's prompt (template
+// plan/ROLE), NAME(…) steps, `ccw cli` commands and the agent-tool calls
+// CCW's planners write (Extract(…), mcp__…(…)), which the task's executor
+// carries out — goes through the Executor interface, which package
 // engine implements, so plan never imports engine. The Executor opens the
 // journal nodes too: one per task, one per pre_analysis step and, when it
 // is a CommandExecutor, one per implementation step with a command, whose

@@ -151,6 +151,12 @@ func (e *SyntaxError) Error() string { return e.Msg }
 // parseJSON reads one JSON value (and nothing after it but white space).
 func parseJSON(src []byte) (*Node, error) {
 	p := &jsonParser{src: src}
+	// A UTF-8 byte order mark, as Windows editors and PowerShell write
+	// it, is not part of the value; writes keep it, as they keep every
+	// byte outside the values they change.
+	if bytes.HasPrefix(src, utf8BOM) {
+		p.pos = len(utf8BOM)
+	}
 	p.space()
 	n, err := p.value(0)
 	if err != nil {
@@ -162,6 +168,9 @@ func parseJSON(src []byte) (*Node, error) {
 	}
 	return n, nil
 }
+
+// utf8BOM is the UTF-8 encoding of U+FEFF.
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 type jsonParser struct {
 	src []byte
@@ -448,9 +457,18 @@ func setMember(src []byte, obj *Node, key, val string) []byte {
 	first := obj.Members[0]
 	sep := ", "
 	if bytes.IndexByte(src[obj.Start:first.KeyStart], '\n') >= 0 {
-		sep = ",\n" + indentOf(src, first.KeyStart)
+		sep = "," + lineEnding(src) + indentOf(src, first.KeyStart)
 	}
 	return replaceSpan(src, last.Value.End, last.Value.End, sep+encodeString(key)+": "+val)
+}
+
+// lineEnding returns the line terminator of src: "\r\n" when its first
+// line ends so (a file written on Windows), else "\n".
+func lineEnding(src []byte) string {
+	if i := bytes.IndexByte(src, '\n'); i > 0 && src[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // layoutObject writes the members as a JSON object laid out with one

@@ -1,10 +1,13 @@
 package plan
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -108,7 +111,7 @@ func Load(dir string, opts Options) (*Plan, Diagnostics, error) {
 		base, isJSON := strings.CutSuffix(name, ".json")
 		nums, ok := parseID(base)
 		if !isJSON || !ok {
-			msg := fmt.Sprintf("file name %s is not IMPL-N.json or IMPL-N.M.json", name)
+			msg := fmt.Sprintf("file name %s is not IMPL-N.json, IMPL-N.M.json, (a module's task) IMPL-AN.json or (a test cycle's fix) IMPL-fix-N.json", name)
 			if toonBase, isTOON := strings.CutSuffix(name, ".toon"); isTOON {
 				msg = fmt.Sprintf("%s is a task file in TOON format, which evalrun does not read: convert it to %s.json (for example with `npx @toon-format/cli %s -o %s.json`)", name, toonBase, name, toonBase)
 			}
@@ -161,8 +164,16 @@ func readTask(t *Task, r *reporter, opts Options) {
 		r.node(f, root, SevError, "a task file holds an object, not %s", root.Kind)
 		return
 	}
-	for _, field := range []string{"id", "title", "status", "meta", "context", "flow_control"} {
-		if root.Get(field) == nil && field != "flow_control" {
+	// CCW's unified flat schema (its task-schema.json) has no context
+	// and no flow_control: their fields stand at the top level, and
+	// status and meta may be absent (a task without status is pending).
+	t.Flat = isFlat(root)
+	required := []string{"id", "title", "status", "meta", "context"}
+	if t.Flat {
+		required = []string{"id", "title"}
+	}
+	for _, field := range required {
+		if root.Get(field) == nil {
 			r.file(f.Path, SevError, "missing core field %q", field)
 		}
 	}
@@ -175,18 +186,38 @@ func readTask(t *Task, r *reporter, opts Options) {
 	if st := root.Get("status"); st != nil {
 		t.Status = st.Text()
 		if !slices.Contains(Statuses, t.Status) {
-			r.node(f, st, SevError, "status %s is not one of %s%s", quoteNode(f, st), strings.Join(Statuses, " "), hint(t.Status, Statuses))
+			h := hint(t.Status, Statuses)
+			if alt, ok := statusSynonyms[t.Status]; ok {
+				h = fmt.Sprintf(" (CCW's unified schema writes %q for what is %q here)", t.Status, alt)
+			}
+			r.node(f, st, SevError, "status %s is not one of %s%s", quoteNode(f, st), strings.Join(Statuses, " "), h)
 		}
+	} else if t.Flat {
+		t.Status = StatusPending
 	}
 	meta := root.Get("meta")
 	if meta != nil && meta.Kind != Object {
 		r.node(f, meta, SevError, "meta must be an object, not %s", meta.Kind)
 	}
-	t.Type = meta.Get("type").Text()
+	typeNode, typeName := meta.Get("type"), "meta.type"
+	if typeNode == nil && t.Flat {
+		typeNode, typeName = root.Get("type"), "type"
+	}
+	t.Type = typeNode.Text()
 	t.Agent = meta.Get("agent").Text()
-	t.Tool = meta.Get("tool").Text()
+	toolNode := meta.Get("tool")
+	if toolNode == nil {
+		// meta.execution_config {method: "cli", cli_tool: T} hands the
+		// task to the CLI tool T ("auto" and null leave the choice).
+		if ec := meta.Get("execution_config"); ec.Get("method").Text() == "cli" {
+			if ct := ec.Get("cli_tool"); ct != nil && ct.Kind == String && ct.Str != "auto" {
+				toolNode = ct
+			}
+		}
+	}
+	t.Tool = toolNode.Text()
 	if t.Type != "" && !slices.Contains(TaskTypes, t.Type) {
-		r.node(f, meta.Get("type"), SevWarning, "meta.type %q is not one of %s%s", t.Type, strings.Join(TaskTypes, " "), hint(t.Type, TaskTypes))
+		r.node(f, typeNode, SevWarning, "%s %q is not one of %s%s", typeName, t.Type, strings.Join(TaskTypes, " "), hint(t.Type, TaskTypes))
 	}
 	if t.Agent != "" && !slices.Contains(Roles, t.Agent) {
 		_, mapped := opts.AgentMap[t.Agent]
@@ -196,7 +227,7 @@ func readTask(t *Task, r *reporter, opts Options) {
 		}
 	}
 	if t.Tool != "" && !slices.Contains(opts.agents(), t.Tool) {
-		r.node(f, meta.Get("tool"), SevWarning, "meta.tool %q is not an agent (%s)%s", t.Tool, strings.Join(opts.agents(), " "), hint(t.Tool, opts.agents()))
+		r.node(f, toolNode, SevWarning, "meta.tool %q is not an agent (%s)%s", t.Tool, strings.Join(opts.agents(), " "), hint(t.Tool, opts.agents()))
 	}
 	ctx := root.Get("context")
 	if ctx != nil && ctx.Kind != Object {
@@ -224,9 +255,14 @@ func readTask(t *Task, r *reporter, opts Options) {
 			}
 		}
 	}
-	t.FocusPaths = ctx.Get("focus_paths").Strings()
-	t.Requirements = listOrString(ctx.Get("requirements"))
-	t.Acceptance = listOrString(ctx.Get("acceptance"))
+	t.FocusPaths = listOrString(ctx.Get("focus_paths"))
+	t.Requirements = texts(f, ctx.Get("requirements"))
+	t.Acceptance = texts(f, ctx.Get("acceptance"))
+	if t.Flat {
+		t.FocusPaths = listOrString(root.Get("focus_paths"))
+		t.Requirements = texts(f, root.Get("description"))
+		t.Acceptance = texts(f, root.Get("convergence").Get("criteria"))
+	}
 	if paths := root.Get("paths"); paths != nil && paths.Kind == String {
 		var parts []string
 		for s := range strings.SplitSeq(paths.Str, ";") {
@@ -237,7 +273,7 @@ func readTask(t *Task, r *reporter, opts Options) {
 		r.node(f, paths, SevWarning, "the \"paths\" string is deprecated: write \"focus_paths\": [%s] in context", strings.Join(parts, ", "))
 	}
 	flow := root.Get("flow_control")
-	t.HasFlow = flow != nil
+	t.HasFlow = flow != nil || t.Flat
 	if flow != nil && flow.Kind != Object {
 		r.node(f, flow, SevError, "flow_control must be an object, not %s", flow.Kind)
 		return
@@ -246,7 +282,27 @@ func readTask(t *Task, r *reporter, opts Options) {
 	if tf == nil {
 		tf = ctx.Get("target_files")
 	}
-	t.TargetFiles = tf.Strings()
+	t.TargetFiles = listOrString(tf)
+	if t.Flat {
+		// files: [{path, action, target, change}] → path[:target].
+		var files []*Node
+		if fl := root.Get("files"); fl != nil && fl.Kind == Array {
+			files = fl.Items
+		}
+		for _, it := range files {
+			p := it.Get("path").Text()
+			if it.Kind == String {
+				p = it.Str
+			}
+			if p == "" {
+				continue
+			}
+			if tg := it.Get("target").Text(); tg != "" && !strings.ContainsAny(tg, " :") {
+				p += ":" + tg
+			}
+			t.TargetFiles = append(t.TargetFiles, p)
+		}
+	}
 	if tf != nil {
 		for _, it := range tf.Items {
 			if it.Kind == String && !targetFileForm(it.Str) {
@@ -254,10 +310,19 @@ func readTask(t *Task, r *reporter, opts Options) {
 			}
 		}
 	}
-	readPreAnalysis(t, r, flow.Get("pre_analysis"), opts)
-	readApproach(t, r, flow.Get("implementation_approach"))
+	if t.Flat {
+		readPreAnalysis(t, r, root.Get("pre_analysis"), opts)
+		readApproach(t, r, root.Get("implementation"))
+	} else {
+		readPreAnalysis(t, r, flow.Get("pre_analysis"), opts)
+		readApproach(t, r, flow.Get("implementation_approach"))
+	}
 	placeholders(f, r, root, "")
 }
+
+// statusSynonyms are the statuses of CCW's unified task schema that
+// evalrun's statuses name otherwise.
+var statusSynonyms = map[string]string{"in_progress": StatusActive, "failed": StatusBlocked}
 
 // stringField returns the string member key of obj, reporting a value of
 // another kind.
@@ -267,6 +332,75 @@ func stringField(f *File, r *reporter, obj *Node, key string) string {
 		r.node(f, n, SevError, "%s must be a string, not %s", key, n.Kind)
 	}
 	return n.Text()
+}
+
+// isFlat reports whether a task object is in CCW's unified flat schema:
+// no context and no flow_control, and one of the top-level fields that
+// schema moved out of them.
+func isFlat(root *Node) bool {
+	if root.Get("context") != nil || root.Get("flow_control") != nil {
+		return false
+	}
+	for _, k := range []string{"description", "convergence", "implementation", "pre_analysis", "focus_paths", "files"} {
+		if root.Get(k) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// texts reads a list of requirements or acceptance criteria: strings,
+// a single string, or objects as CCW's test planners write them
+// ({"criterion": …, "verification": …}), each shown as its text and how
+// it is verified; another object is shown as its JSON.
+func texts(f *File, n *Node) []string {
+	if n == nil {
+		return nil
+	}
+	if n.Kind != Array {
+		if n.Kind == String {
+			return []string{n.Str}
+		}
+		return nil
+	}
+	var out []string
+	for _, it := range n.Items {
+		switch it.Kind {
+		case String:
+			out = append(out, it.Str)
+		case Object:
+			text := ""
+			for _, k := range []string{"criterion", "criteria", "description", "requirement", "text", "title", "name"} {
+				if v := it.Get(k); v != nil && v.Kind == String {
+					text = v.Str
+					break
+				}
+			}
+			if text == "" {
+				out = append(out, compactJSON(f.Src[it.Start:it.End]))
+				continue
+			}
+			for _, k := range []string{"verification", "verify", "command", "test"} {
+				if v := it.Get(k); v != nil && v.Kind == String && v.Str != "" {
+					text += ": verify by " + v.Str
+					break
+				}
+			}
+			out = append(out, text)
+		case Number, Bool:
+			out = append(out, string(f.Src[it.Start:it.End]))
+		}
+	}
+	return out
+}
+
+// compactJSON returns JSON source text without its layout.
+func compactJSON(src []byte) string {
+	var b bytes.Buffer
+	if json.Compact(&b, src) != nil {
+		return string(src)
+	}
+	return b.String()
 }
 
 // listOrString reads a list of strings or a single string.
@@ -314,15 +448,17 @@ func targetFileForm(s string) bool {
 	return true
 }
 
-// placeholders warns about ${NAME} left in string values of the task.
+// placeholder finds a planner's unfilled placeholder, ${NAME} or
+// {{NAME}}, in s; "" when there is none.
+var placeholder = regexp.MustCompile(`\$\{[^}\s]+\}|\{\{[^}\s]+\}\}`)
+
+// placeholders warns about ${NAME} and {{NAME}} left in string values of
+// the task.
 func placeholders(f *File, r *reporter, n *Node, field string) {
 	switch n.Kind {
 	case String:
-		i := strings.Index(n.Str, "${")
-		if i >= 0 {
-			if j := strings.IndexByte(n.Str[i:], '}'); j > 2 {
-				r.node(f, n, SevWarning, "unfilled placeholder %s in %s", n.Str[i:i+j+1], field)
-			}
+		if m := placeholder.FindString(n.Str); m != "" {
+			r.node(f, n, SevWarning, "unfilled placeholder %s in %s", m, field)
 		}
 	case Array:
 		for i, it := range n.Items {

@@ -24,10 +24,10 @@ var Statuses = []string{StatusPending, StatusActive, StatusCompleted, StatusBloc
 
 // OnErrorPolicies lists the valid values of a pre_analysis step's
 // on_error.
-var OnErrorPolicies = []string{"skip_optional", "fail", "retry_once", "manual_intervention"}
+var OnErrorPolicies = []string{"skip_optional", "fail", "retry_once", "manual_intervention", "continue"}
 
 // TaskTypes lists the meta.type values CCW's planners use.
-var TaskTypes = []string{"feature", "bugfix", "refactor", "test-gen", "test-fix", "docs"}
+var TaskTypes = []string{"feature", "bugfix", "refactor", "test-gen", "test-fix", "docs", "test-fix-iteration", "infrastructure", "enhancement", "fix", "testing", "chore"}
 
 // Roles are the agent roles with a built-in template plan/ROLE.
 var Roles = []string{"@code-developer", "@action-planning-agent", "@test-fix-agent", "@universal-executor"}
@@ -104,8 +104,13 @@ type Task struct {
 	TargetFiles  []string
 	PreAnalysis  []PreStep
 	Approach     []ApproachStep
-	// HasFlow reports whether flow_control is present.
+	// HasFlow reports whether flow_control is present (or the task is
+	// Flat, whose steps stand at the top level).
 	HasFlow bool
+	// Flat reports a task in CCW's unified flat schema: description,
+	// focus_paths, convergence, files, pre_analysis and implementation
+	// at the top level, without context and flow_control.
+	Flat bool
 }
 
 // IsContainer reports whether the task has subtasks.
@@ -167,23 +172,40 @@ func (p *Plan) Containers() int {
 	return n
 }
 
+// moduleBase encodes the module letter of a multi-module id in its first
+// number: IMPL-B3 is (2 × moduleBase + 3), so that the ids of a module
+// sort together, after the plain ids and in module order.
+const moduleBase = 1_000_000
+
+// fixModule is the module number of the fix tasks CCW's test cycle adds
+// to a session, IMPL-fix-N: after every module of letters.
+const fixModule = 27
+
 // parseID reads IMPL-N, IMPL-N.M or deeper ids (as written in a file name
 // or a reference) into its numbers; ok is false for anything else,
-// lower case included.
+// lower case included. The first part may carry the module letter of
+// CCW's multi-module plans, IMPL-A1 (one capital letter, then N), or be a
+// fix task of CCW's test cycle, IMPL-fix-N.
 func parseID(s string) (nums []int, ok bool) {
 	rest, found := strings.CutPrefix(s, "IMPL-")
 	if !found || rest == "" {
 		return nil, false
 	}
 	for part := range strings.SplitSeq(rest, ".") {
+		module := 0
+		if len(nums) == 0 && part != "" && part[0] >= 'A' && part[0] <= 'Z' {
+			module, part = int(part[0]-'A')+1, part[1:]
+		} else if fix, ok := strings.CutPrefix(part, "fix-"); ok && len(nums) == 0 {
+			module, part = fixModule, fix
+		}
 		if part == "" || strings.Trim(part, "0123456789") != "" {
 			return nil, false
 		}
 		n, err := strconv.Atoi(part)
-		if err != nil || n <= 0 {
+		if err != nil || n <= 0 || n >= moduleBase {
 			return nil, false
 		}
-		nums = append(nums, n)
+		nums = append(nums, module*moduleBase+n)
 	}
 	return nums, true
 }
@@ -192,7 +214,12 @@ func parseID(s string) (nums []int, ok bool) {
 func keyOf(nums []int) string {
 	parts := make([]string, len(nums))
 	for i, n := range nums {
-		parts[i] = strconv.Itoa(n)
+		parts[i] = strconv.Itoa(n % moduleBase)
+		if m := n / moduleBase; i == 0 && m == fixModule {
+			parts[i] = "fix-" + parts[i]
+		} else if i == 0 && m > 0 {
+			parts[i] = string(rune('A'+m-1)) + parts[i]
+		}
 	}
 	return "IMPL-" + strings.Join(parts, ".")
 }
@@ -211,12 +238,36 @@ func lessNums(a, b []int) int { return slices.Compare(a, b) }
 
 // FindSession returns the session directory under root/.workflow/active
 // when there is exactly one WFS-* directory; otherwise an error of kind
-// *SessionError listing what it found.
+// *SessionError listing what it found. With none there, the WFS-*
+// directories of root/.workflow itself count, where older CCW versions
+// put their sessions.
 func FindSession(root string) (string, error) {
 	base := filepath.Join(root, ".workflow", "active")
+	found, err := sessionDirs(base)
+	if err != nil {
+		return "", err
+	}
+	if len(found) == 0 {
+		older := filepath.Join(root, ".workflow")
+		if found, err = sessionDirs(older); err != nil {
+			return "", err
+		}
+		if len(found) > 0 {
+			base = older
+		}
+	}
+	if len(found) == 1 {
+		return found[0], nil
+	}
+	return "", &SessionError{Base: base, Found: found}
+}
+
+// sessionDirs lists the WFS-* directories of base; none when base does
+// not exist.
+func sessionDirs(base string) ([]string, error) {
 	entries, err := os.ReadDir(base)
 	if err != nil && !os.IsNotExist(err) {
-		return "", err
+		return nil, err
 	}
 	var found []string
 	for _, e := range entries {
@@ -224,10 +275,7 @@ func FindSession(root string) (string, error) {
 			found = append(found, filepath.Join(base, e.Name()))
 		}
 	}
-	if len(found) == 1 {
-		return found[0], nil
-	}
-	return "", &SessionError{Base: base, Found: found}
+	return found, nil
 }
 
 // FindSessionFrom looks for .workflow/active in dir and its ancestors and
@@ -239,7 +287,8 @@ func FindSessionFrom(dir string) (string, error) {
 		return FindSession(dir)
 	}
 	for d := abs; ; {
-		if fi, err := os.Stat(filepath.Join(d, ".workflow", "active")); err == nil && fi.IsDir() {
+		older, _ := sessionDirs(filepath.Join(d, ".workflow"))
+		if fi, err := os.Stat(filepath.Join(d, ".workflow", "active")); err == nil && fi.IsDir() || len(older) > 0 {
 			found, err := FindSession(d)
 			if se, ok := err.(*SessionError); ok {
 				se.Base = relTo(abs, se.Base)

@@ -144,6 +144,17 @@ func (p *Plan) Select(patterns []string) (func(*Task) bool, []string) {
 // idHint is " (did you mean ID?)" for the task id nearest to the
 // canonical id k, written as its file writes it.
 func (p *Plan) idHint(k string) string {
+	if strings.HasPrefix(k, "CROSS::") {
+		return " (a cross-module reference CCW's planner resolves to a task id when it merges the modules' plans: write the id, as IMPL-B1)"
+	}
+	// impl-1 is IMPL-1 in the wrong case (impl-a1 IMPL-A1).
+	if len(k) > 5 && strings.EqualFold(k[:5], "IMPL-") {
+		for _, id := range []string{"IMPL-" + k[5:], "IMPL-" + strings.ToUpper(k[5:])} {
+			if u, ok := canonical(id); ok && p.byKey[u] != nil {
+				return " (did you mean " + p.byKey[u].ID + "?)"
+			}
+		}
+	}
 	keys := make([]string, 0, len(p.Tasks))
 	for _, t := range p.Tasks {
 		keys = append(keys, t.Key)

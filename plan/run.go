@@ -378,6 +378,7 @@ func (r *runner) runTask(ctx context.Context, t *Task) (err error) {
 	if err := r.writeSummary(t, agent, ans); err != nil {
 		return err
 	}
+	var container *Task
 	err = r.update(func() error {
 		rec := r.recs[t.Key]
 		rec.Reason = ""
@@ -393,12 +394,15 @@ func (r *runner) runTask(ctx context.Context, t *Task) (err error) {
 			if err := r.p.SetStatus(c, StatusCompleted); err != nil {
 				return err
 			}
-			fmt.Fprintf(r.opts.Stderr, "plan: %s completed (all subtasks done)\n", c.ID)
+			container = c
 		}
 		return nil
 	})
 	if err == nil {
 		fmt.Fprintf(r.opts.Stderr, "plan: %s completed\n", t.ID)
+		if container != nil {
+			fmt.Fprintf(r.opts.Stderr, "plan: %s completed (all subtasks done)\n", container.ID)
+		}
 	}
 	return err
 }
@@ -568,6 +572,15 @@ func (r *runner) preStep(ctx context.Context, t *Task, s PreStep, vars map[strin
 			}
 			outs = append(outs, res.Output)
 		}
+		if len(s.Commands) == 0 && s.Action != "" {
+			// A step of the flat schema with an action and no command:
+			// the executor carries the action out.
+			res, _, err := r.run1(sctx, t, name, Command{Kind: CmdInstruction, Text: s.Action, Raw: s.Action}, vars, false)
+			if err != nil {
+				return "", err
+			}
+			outs = append(outs, res.Output)
+		}
 		return strings.Join(outs, "\n\n"), nil
 	}
 	out, err := attempt()
@@ -583,8 +596,8 @@ func (r *runner) preStep(ctx context.Context, t *Task, s PreStep, vars map[strin
 		return "", err
 	}
 	switch s.OnError {
-	case "skip_optional":
-		fmt.Fprintf(r.opts.Stderr, "warning: %s: pre_analysis step %q failed and is skipped (on_error skip_optional): %v\n", t.ID, name, err)
+	case "skip_optional", "continue":
+		fmt.Fprintf(r.opts.Stderr, "warning: %s: pre_analysis step %q failed and is skipped (on_error %s): %v\n", t.ID, name, s.OnError, err)
 		return "", nil
 	case "manual_intervention":
 		return "", &ManualError{TaskID: t.ID, Step: name, Err: err}
@@ -612,17 +625,39 @@ func (r *runner) commandStep(ctx context.Context, t *Task, step, raw string, var
 // command runs one command: a shell command with sh -c in the project
 // root, or an agent call.
 func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars map[string]string, bare bool) (CommandResult, Answer, error) {
-	res := CommandResult{ExitCode: -1}
 	c, err := ParseCommand(raw, r.opts.agents(), bare)
 	if err != nil {
-		return res, Answer{}, err
+		return CommandResult{ExitCode: -1}, Answer{}, err
 	}
+	return r.run1(ctx, t, step, c, vars, bare)
+}
+
+// run1 runs a command read.
+func (r *runner) run1(ctx context.Context, t *Task, step string, c Command, vars map[string]string, bare bool) (CommandResult, Answer, error) {
+	res := CommandResult{ExitCode: -1}
+	raw := c.Raw
+	var err error
 	if c.Kind == CmdAgent {
 		res.Agent = c.Agent
 	}
 	if r.opts.DryRun {
 		res.Output = "[dry run: " + raw + "]"
 		return res, Answer{}, nil
+	}
+	if c.Expand != "" {
+		if c, err = r.expandCCW(ctx, c); err != nil {
+			return res, Answer{}, err
+		}
+	}
+	switch c.Kind {
+	case CmdRead:
+		return r.readCommand(c, vars)
+	case CmdInstruction:
+		// A tool call of the executing agent: the task's executor carries
+		// it out, read-only in pre_analysis, which gathers context.
+		c.Kind, c.Agent, c.ReadOnly = CmdAgent, r.executorOf(t), !bare
+		c.Text = fmt.Sprintf("Carry out this step of task %s (%s) with your tools and answer with its result only:\n\n%s", t.ID, step, c.Text)
+		res.Agent = c.Agent
 	}
 	if c.Kind == CmdAgent {
 		prompt := substitute(c.Text, vars, func(s string) string { return s })
@@ -652,6 +687,52 @@ func (r *runner) command(ctx context.Context, t *Task, step, raw string, vars ma
 		}
 		return res, Answer{}, fmt.Errorf("%s: %w: %s", short(text), err, msg)
 	}
+	return res, Answer{}, nil
+}
+
+// expandCCW lets the shell expand the words of a ccw cli command
+// (Command.Expand) in the project root, as it would have before running
+// ccw, and reads the command from them.
+func (r *runner) expandCCW(ctx context.Context, c Command) (Command, error) {
+	cmd := exec.CommandContext(ctx, "sh", "-c", `printf '%s\0' `+c.Expand)
+	cmd.Dir = r.p.Root
+	cmd.Env = r.opts.Env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return c, fmt.Errorf("%s: expanding the words: %w: %s", short(c.Raw), err, lastLine(stderr.String()))
+	}
+	words := strings.Split(stdout.String(), "\x00")
+	return ExpandCCW(c, words[:len(words)-1])
+}
+
+// readCommand runs Read(PATH): the file's content, PATH relative to the
+// project root, else to the session directory ("~/" is the home
+// directory), [var] replaced.
+func (r *runner) readCommand(c Command, vars map[string]string) (CommandResult, Answer, error) {
+	res := CommandResult{ExitCode: -1}
+	path := substitute(c.Text, vars, func(s string) string { return s })
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, rest)
+		}
+	}
+	if !filepath.IsAbs(path) {
+		rel := path
+		path = filepath.Join(r.p.Root, rel)
+		// CCW's fix tasks name session files relative to the session
+		// (.process/iteration-1-analysis.md).
+		if _, err := os.Stat(path); err != nil {
+			if _, err := os.Stat(filepath.Join(r.p.Dir, rel)); err == nil {
+				path = filepath.Join(r.p.Dir, rel)
+			}
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return res, Answer{}, fmt.Errorf("Read(%s): %w", c.Text, errors.Unwrap(err))
+	}
+	res.ExitCode, res.Output = 0, string(data)
 	return res, Answer{}, nil
 }
 
@@ -759,6 +840,9 @@ func strs(s []string) []any {
 func sharedContext(t *Task) string {
 	var b strings.Builder
 	ctx := t.File.Root.Get("context")
+	if t.Flat {
+		ctx = t.File.Root
+	}
 	for _, key := range []string{"shared_context", "inherited"} {
 		n := ctx.Get(key)
 		if n == nil {
@@ -796,11 +880,30 @@ func stepsText(steps []ApproachStep) string {
 
 var verifyBy = regexp.MustCompile(`verify by (.+?)(?: \(|$)`)
 
-// testCommands are context.test_commands, else the commands of the
-// acceptance criteria written "… verify by CMD (exit code 0)".
+// testCommands are the task's test commands — context.test_commands,
+// flow_control.test_commands or test.commands (a list, or an object of
+// named commands such as {"run_tests": "npm test"}), else
+// convergence.verification — else the commands of the acceptance
+// criteria written "… verify by CMD (exit code 0)".
 func testCommands(t *Task) []string {
-	if tc := t.File.Root.Get("context").Get("test_commands"); tc != nil {
+	root := t.File.Root
+	for _, tc := range []*Node{root.Get("context").Get("test_commands"), root.Get("flow_control").Get("test_commands"), root.Get("test").Get("commands")} {
+		if tc == nil {
+			continue
+		}
+		if tc.Kind == Object {
+			var out []string
+			for _, m := range tc.Members {
+				if m.Value.Kind == String {
+					out = append(out, m.Value.Str)
+				}
+			}
+			return out
+		}
 		return listOrString(tc)
+	}
+	if v := root.Get("convergence").Get("verification"); v != nil && v.Kind == String && v.Str != "" {
+		return []string{v.Str}
 	}
 	var out []string
 	for _, a := range t.Acceptance {

@@ -53,9 +53,19 @@ func TestParseCommand(t *testing.T) {
 		{`ccw cli -p "Fix it" --tool codex`, true, `agent codex "Fix it" ro=false dir=""`},
 		{`npm test`, true, `shell "npm test"`},
 		{`bash(codex -C src --full-auto exec "x")`, true, `shell "codex -C src --full-auto exec \"x\""`},
-		{`Read(docs/spec.md)`, false, `error: command "Read(docs/spec.md)" is not bash(…) or an agent NAME(…) (agents: aider claude codex gemini qwen)`},
-		{`gemnii(hello)`, false, `error: command "gemnii(hello)" is not bash(…) or an agent NAME(…) (agents: aider claude codex gemini qwen) (did you mean gemini?)`},
-		{`ls src`, false, `error: command "ls src" is not bash(…) or an agent NAME(…) (agents: aider claude codex gemini qwen)`},
+		{`Read(docs/spec.md)`, false, `read "docs/spec.md"`},
+		{`Read('docs/spec.md')`, false, `read "docs/spec.md"`},
+		{`Bash(ls)`, false, `shell "ls"`},
+		{`Read( )`, false, `error: command "Read( )" names no file to read`},
+		{`Extract(brainstorm_artifacts.role_analyses[].files[].path)`, false, `instruction "Extract(brainstorm_artifacts.role_analyses[].files[].path)"`},
+		{`mcp__code-index__find_files(pattern="*auth*") && mcp__code-index__search_code_advanced()`, false, `instruction "mcp__code-index__find_files(pattern=\"*auth*\") && mcp__code-index__search_code_advanced()"`},
+		{`ccw cli -p 'PURPOSE: x' --tool gemini --mode analysis --cd src/auth`, false, `agent gemini "PURPOSE: x" ro=true dir="src/auth"`},
+		{`bash(ccw cli -p "RULES: $(cat ~/.claude/t.txt) | x" --tool gemini --mode analysis)`, false, `agent gemini expand "-p \"RULES: $(cat ~/.claude/t.txt) | x\" --tool gemini --mode analysis" ro=true`},
+		{"ccw cli -p \"`date` ${A:-b} $HOME\" --tool codex", false, "agent codex expand \"-p \\\"`date` ${A:-b} $HOME\\\" --tool codex\" ro=false"},
+		{`bash(ccw cli -p "$(cat x)" --tool gemini; rm -f y)`, false, `shell "ccw cli -p \"$(cat x)\" --tool gemini; rm -f y"`},
+		{`bash(ccw cli -p x --tool $T)`, false, `shell "ccw cli -p x --tool $T"`},
+		{`gemnii(hello)`, false, `error: command "gemnii(hello)" is not bash(…), Read(…), an agent NAME(…) or ccw cli (agents: aider claude codex gemini qwen) (did you mean gemini?)`},
+		{`ls src`, false, `error: command "ls src" is not bash(…), Read(…), an agent NAME(…) or ccw cli (agents: aider claude codex gemini qwen)`},
 	} {
 		c0, err := ParseCommand(c.in, agents, c.bare)
 		var got string
@@ -64,6 +74,12 @@ func TestParseCommand(t *testing.T) {
 			got = "error: " + err.Error()
 		case c0.Kind == CmdShell:
 			got = fmt.Sprintf("shell %q", c0.Text)
+		case c0.Expand != "":
+			got = fmt.Sprintf("agent %s expand %q ro=%v", c0.Agent, c0.Expand, c0.ReadOnly)
+		case c0.Kind == CmdRead:
+			got = fmt.Sprintf("read %q", c0.Text)
+		case c0.Kind == CmdInstruction:
+			got = fmt.Sprintf("instruction %q", c0.Text)
 		default:
 			got = fmt.Sprintf("agent %s %q ro=%v dir=%q", c0.Agent, c0.Text, c0.ReadOnly, c0.Dir)
 		}
@@ -262,5 +278,141 @@ func TestOneRunAtATime(t *testing.T) {
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCCWPreAnalysisShapes runs the pre_analysis steps CCW's planning
+// agent writes into every task: Read(…) of the context package, the
+// agent-tool instructions Extract(…) and mcp__…(…), and a bare `ccw cli`
+// command with --cd.
+func TestCCWPreAnalysisShapes(t *testing.T) {
+	pre := `{"step": "load_context_package", "action": "Load context package", "commands": ["Read(.workflow/active/WFS-t/.process/context-package.json)"], "output_to": "context_package", "on_error": "fail"},
+	 {"step": "load_role_analysis_artifacts", "commands": ["Read(.workflow/active/WFS-t/.process/context-package.json)", "Extract(brainstorm_artifacts.role_analyses[].files[].path)"], "output_to": "roles", "on_error": "skip_optional"},
+	 {"step": "missing", "commands": ["Read(no/such/file.md)"], "output_to": "missing", "on_error": "skip_optional"},
+	 {"step": "gemini_analyze_auth", "command": "ccw cli -p 'PURPOSE: analyze [context_package]' --tool gemini --mode analysis --cd src", "output_to": "analysis_result"}`
+	approach := `{"step": 1, "title": "Implement", "description": "d", "modification_points": ["m"], "logic_flow": ["l"], "depends_on": [], "output": "impl",
+	  "command": "ccw cli -p 'Implement it' --resume WFS-t-IMPL-0 --tool codex --mode write --cd src"},
+	 {"step": 2, "title": "Review", "depends_on": [1]}`
+	opts := Options{AgentMap: map[string]string{"@code-developer": "claude"}}
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", pre, approach)}, opts)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got := diags.String(); !strings.Contains(got, `warning: command "Extract(brainstorm_artifacts.role_analyses[].files[].path)" is a tool of the agent that carries out the task`) || strings.Count(got, "warning") != 1 {
+		t.Errorf("diagnostics:\n%s", got)
+	}
+	pkg := filepath.Join(p.Dir, ".process", "context-package.json")
+	if err := os.MkdirAll(filepath.Dir(pkg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pkg, []byte(`{"metadata": {}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Options: opts, Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	an := input(fx.tasks[0], "analysis")
+	if v := field(an, "context_package"); v != `{"metadata": {}}`+"\n" {
+		t.Errorf("context_package = %q", v)
+	}
+	if v := field(an, "roles"); v != `{"metadata": {}}`+"\n\n\nanalysis by claude" {
+		t.Errorf("roles = %q", v)
+	}
+	if !strings.Contains(stderr.String(), `pre_analysis step "missing" failed and is skipped (on_error skip_optional): Read(no/such/file.md): no such file or directory`) {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	if len(fx.agents) != 3 {
+		t.Fatalf("agent calls %+v", fx.agents)
+	}
+	if ac := fx.agents[0]; ac.Agent != "claude" || !ac.ReadOnly || !strings.HasSuffix(ac.Prompt, "\n\nExtract(brainstorm_artifacts.role_analyses[].files[].path)") {
+		t.Errorf("instruction call %+v", ac)
+	}
+	if ac := fx.agents[1]; ac.Agent != "gemini" || !ac.ReadOnly || ac.Dir != filepath.Join(p.Root, "src") || ac.Prompt != `PURPOSE: analyze {"metadata": {}}`+"\n" {
+		t.Errorf("ccw cli call %+v", ac)
+	}
+	if ac := fx.agents[2]; ac.Agent != "codex" || ac.ReadOnly || ac.Prompt != "Implement it" {
+		t.Errorf("implementation call %+v", ac)
+	}
+}
+
+// TestCCWCommandExpanded runs a ccw cli command whose prompt holds a
+// command substitution, as CCW's templates write them: the shell expands
+// the words in the project root, then the agent runs on the prompt.
+func TestCCWCommandExpanded(t *testing.T) {
+	pre := `{"step": "rules", "command": "bash(ccw cli -p \"PURPOSE: x\nRULES: $(cat rules.txt) | [v]\" --tool gemini --mode analysis --cd src)", "output_to": "r"}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", pre, `"go"`)}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if err := os.WriteFile(filepath.Join(p.Root, "rules.txt"), []byte("be careful\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if len(fx.agents) != 1 {
+		t.Fatalf("agent calls %+v", fx.agents)
+	}
+	if ac := fx.agents[0]; ac.Agent != "gemini" || !ac.ReadOnly || ac.Dir != filepath.Join(p.Root, "src") || ac.Prompt != "PURPOSE: x\nRULES: be careful | [v]" {
+		t.Errorf("call %+v", ac)
+	}
+}
+
+// TestFindSessionOlderLayout finds a session where older CCW versions put
+// it, .workflow/WFS-TOPIC, when .workflow/active holds none.
+func TestFindSessionOlderLayout(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "src")
+	_ = os.MkdirAll(sub, 0o755)
+	_ = os.MkdirAll(filepath.Join(root, ".workflow", "WFS-old"), 0o755)
+	got, err := FindSessionFrom(sub)
+	if err != nil || got != filepath.Join("..", ".workflow", "WFS-old") {
+		t.Errorf("older layout: %q %v", got, err)
+	}
+	// A session under active wins.
+	_ = os.MkdirAll(filepath.Join(root, ".workflow", "active", "WFS-new"), 0o755)
+	if got, err := FindSession(root); err != nil || got != filepath.Join(root, ".workflow", "active", "WFS-new") {
+		t.Errorf("with active: %q %v", got, err)
+	}
+}
+
+// TestCommandAsList reads a pre_analysis "command" that holds a list, as
+// some planners write it, like "commands", and "commands" that holds one
+// string.
+func TestCommandAsList(t *testing.T) {
+	pre := `{"step": "a", "command": ["bash(printf 1)", "bash(printf 2)"], "output_to": "a"}, {"step": "b", "commands": "bash(printf 3)", "output_to": "b"}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", pre, `"go"`)}, Options{})
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	fx := &fakeExec{}
+	if _, err := Run(context.Background(), p, fx, RunOptions{Stderr: &bytes.Buffer{}}); err != nil {
+		t.Fatal(err)
+	}
+	an := input(fx.tasks[0], "analysis")
+	if a, b := field(an, "a"), field(an, "b"); a != "1\n\n2" || b != "3" {
+		t.Errorf("a = %q, b = %q", a, b)
+	}
+}
+
+// TestContainerCompletedAfterSubtask prints a container's completion
+// after that of the subtask that completed it.
+func TestContainerCompletedAfterSubtask(t *testing.T) {
+	container := `{"id": "IMPL-1", "title": "C", "status": "container", "meta": {}, "context": {}}`
+	sub := `{"id": "IMPL-1.1", "title": "S", "status": "pending", "meta": {}, "context": {"parent": "IMPL-1"}, "flow_control": {"implementation_approach": ["go"]}}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": container, "IMPL-1.1": sub}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, &fakeExec{}, RunOptions{Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "plan: IMPL-1.1 completed\nplan: IMPL-1 completed (all subtasks done)\n") {
+		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }

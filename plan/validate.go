@@ -81,7 +81,7 @@ func validatePlan(p *Plan, r *reporter, opts Options) {
 	reportCycles(p, r)
 	// Focus paths and cohesion.
 	for _, t := range p.Tasks {
-		fp := t.File.Root.Get("context").Get("focus_paths")
+		fp := focusNode(t)
 		if fp == nil {
 			continue
 		}
@@ -236,7 +236,11 @@ func cohesion(p *Plan, r *reporter) {
 			for _, fa := range a.FocusPaths {
 				if slices.ContainsFunc(b.FocusPaths, func(fb string) bool { return cleanPath(fa) == cleanPath(fb) }) {
 					var at *Node
-					for _, n := range b.File.Root.Get("context").Get("focus_paths").Items {
+					var items []*Node
+					if fn := focusNode(b); fn != nil {
+						items = fn.Items
+					}
+					for _, n := range items {
 						if n.Kind == String && cleanPath(n.Str) == cleanPath(fa) {
 							at = n
 							break
@@ -247,6 +251,22 @@ func cohesion(p *Plan, r *reporter) {
 			}
 		}
 	}
+}
+
+// focusNode returns the focus_paths array of a task (top-level in the
+// flat schema), or nil.
+func focusNode(t *Task) *Node {
+	if t.File.Root == nil {
+		return nil
+	}
+	n := t.File.Root.Get("context").Get("focus_paths")
+	if t.Flat {
+		n = t.File.Root.Get("focus_paths")
+	}
+	if n == nil || n.Kind != Array {
+		return nil
+	}
+	return n
 }
 
 func cleanPath(s string) string { return filepath.Clean(strings.TrimPrefix(s, "./")) }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -150,12 +152,34 @@ func (p *Plan) WriteSession(now time.Time) error {
 	if f.Root.Kind != Object {
 		return fmt.Errorf("%s does not hold an object; progress not written", f.Path)
 	}
+	if prog := f.Root.Get("progress"); prog != nil && prog.Kind == Object && len(prog.Members) > 0 {
+		// CCW keeps its own progress there (completed_phases,
+		// current_tasks, last_checkpoint): evalrun's members are set
+		// among them, each in place or appended in the object's style.
+		src := f.Src
+		for _, m := range members {
+			root, err := parseJSON(src)
+			if err != nil {
+				return fmt.Errorf("%s: internal error: %w", f.Path, err)
+			}
+			var val string
+			switch v := m.Value.(type) {
+			case int:
+				val = strconv.Itoa(v)
+			case string:
+				val = encodeString(v)
+			}
+			src = setMember(src, root.Get("progress"), m.Key, val)
+		}
+		return f.replace(src)
+	}
 	unit := indentUnit(f.Src, f.Root)
 	indent := ""
 	if len(f.Root.Members) > 0 && bytes.IndexByte(f.Src[f.Root.Start:f.Root.Members[0].KeyStart], '\n') >= 0 {
 		indent = indentOf(f.Src, f.Root.Members[0].KeyStart)
 	}
-	return f.replace(setMember(f.Src, f.Root, "progress", layoutObject(members, indent, unit)))
+	val := strings.ReplaceAll(layoutObject(members, indent, unit), "\n", lineEnding(f.Src))
+	return f.replace(setMember(f.Src, f.Root, "progress", val))
 }
 
 // RunRecord is what evalrun keeps about one task across runs in
