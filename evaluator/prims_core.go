@@ -44,12 +44,21 @@ func primGetField(t *thread, c *call, args []value.Value) (value.Value, error) {
 }
 
 // fieldOf reads a named field of a dict, TaskResult or association list.
+// A name that is not a TaskResult field is looked up in the result's
+// parsedContent when that is a dict, as hoidn/llm's get-field did, so
+// (get-field plan "instructions") reads the parsed plan.
 func fieldOf(obj value.Value, field string) (value.Value, bool) {
 	switch o := obj.(type) {
 	case *value.Dict:
 		return o.Get(field)
 	case *value.TaskResult:
-		return o.Field(field)
+		if v, ok := o.Field(field); ok {
+			return v, true
+		}
+		if d, ok := o.ParsedOrNull().(*value.Dict); ok {
+			return d.Get(field)
+		}
+		return nil, false
 	case value.List:
 		return assocGet(o, field)
 	}

@@ -213,13 +213,35 @@ func (t *Tools) Register(tool Tool) {
 	t.tools[tool.Name] = &tool
 }
 
-// HasTool reports whether name is a tool of the registry.
+// HasTool reports whether name is a tool of the registry. The colon
+// spelling of a built-in tool that hoidn/llm workflows use,
+// system:execute_shell_command for system_execute_shell_command, names the
+// same tool unless a tool of that exact name is registered.
 func (t *Tools) HasTool(name string) bool {
-	if t == nil {
-		return false
-	}
-	_, ok := t.tools[name]
+	_, ok := t.Tool(name)
 	return ok
+}
+
+// canonicalName is canonical for a registry that may be nil.
+func (t *Tools) canonicalName(name string) string {
+	if t == nil {
+		return name
+	}
+	return t.canonical(name)
+}
+
+// canonical returns the registered name that name stands for: name itself,
+// or for "system:NAME" the tool "system_NAME" when only that one exists.
+func (t *Tools) canonical(name string) string {
+	if _, ok := t.tools[name]; ok {
+		return name
+	}
+	if rest, ok := strings.CutPrefix(name, "system:"); ok {
+		if _, found := t.tools["system_"+rest]; found {
+			return "system_" + rest
+		}
+	}
+	return name
 }
 
 // Names returns the tool names, sorted.
@@ -230,12 +252,12 @@ func (t *Tools) Names() []string {
 	return slices.Clone(t.names)
 }
 
-// Tool returns the tool called name.
+// Tool returns the tool called name (see HasTool for the colon spelling).
 func (t *Tools) Tool(name string) (*Tool, bool) {
 	if t == nil {
 		return nil, false
 	}
-	tool, ok := t.tools[name]
+	tool, ok := t.tools[t.canonical(name)]
 	return tool, ok
 }
 
@@ -265,15 +287,16 @@ func (t *Tools) unavailable(name string) string {
 func (t *Tools) Offer(task string, allowed []string) (defs []handler.ToolDef, warnings []string) {
 	seen := make(map[string]bool, len(allowed))
 	for _, name := range allowed {
-		if seen[name] {
+		if seen[t.canonicalName(name)] {
 			continue
 		}
-		seen[name] = true
+		seen[t.canonicalName(name)] = true
 		if why := t.unavailable(name); why != "" {
 			warnings = append(warnings, "warning: task '"+task+"' cannot use tool '"+name+"': "+why)
 			continue
 		}
-		defs = append(defs, t.tools[name].Def())
+		tool, _ := t.Tool(name)
+		defs = append(defs, tool.Def())
 	}
 	return defs, warnings
 }

@@ -317,3 +317,30 @@ func TestToolPanicIsAFailure(t *testing.T) {
 }
 
 const testKey = "sk-test-0123456789abcdef-SECRET"
+
+func TestColonNames(t *testing.T) {
+	root, _ := project(t)
+	tools := NewTools(ToolsConfig{Root: root, WorkDir: root})
+	for _, name := range []string{"system:read_files", "system:list_directory", "system:get_context", "system:execute_shell_command"} {
+		if !tools.HasTool(name) {
+			t.Errorf("HasTool(%q) = false", name)
+		}
+	}
+	if tools.HasTool("system:nothing") || tools.HasTool("other:read_files") {
+		t.Error("a colon name without a built-in tool is a tool")
+	}
+	r := call(t, tools, "system:read_files", "file_paths", strs("a.txt"))
+	wantResult(t, r, "COMPLETE", "--- File: a.txt ---\nalpha\n\n--- End of Files ---")
+
+	// Both spellings in allowed_tools offer the tool once, by its name.
+	defs, warnings := tools.Offer("t", []string{"system:read_files", ToolReadFiles})
+	if len(defs) != 1 || defs[0].Name != ToolReadFiles || len(warnings) != 0 {
+		t.Errorf("Offer = %v, %v", defs, warnings)
+	}
+
+	// A tool registered under the colon name itself wins.
+	tools.Register(Tool{Name: "system:read_files", Run: func(context.Context, *value.Dict) *value.TaskResult {
+		return &value.TaskResult{Status: value.StatusComplete, Content: "own"}
+	}})
+	wantResult(t, call(t, tools, "system:read_files"), "COMPLETE", "own")
+}
