@@ -22,7 +22,9 @@ type parsed struct {
 
 // agentReportedError is an error the agent reported in its output
 // (claude's is_error, codex's turn.failed or error, gemini's error): the
-// call fails with its message as is.
+// call fails with its message as is. parse returns it together with the
+// usage, turns and cost the output reported, so that a failed call is
+// still counted.
 type agentReportedError struct{ msg string }
 
 func (e *agentReportedError) Error() string { return e.msg }
@@ -81,11 +83,14 @@ func jsonError(data []byte, dec *json.Decoder, err error) error {
 	return err
 }
 
-// claudeOutput is `claude -p --output-format json`.
+// claudeOutput is `claude -p --output-format json`, and the final
+// "result" line of `--output-format stream-json`.
 type claudeOutput struct {
 	Type      string   `json:"type"`
+	Subtype   string   `json:"subtype"`
 	Result    *string  `json:"result"`
 	IsError   bool     `json:"is_error"`
+	Errors    []any    `json:"errors"`
 	NumTurns  int      `json:"num_turns"`
 	Cost      *float64 `json:"total_cost_usd"`
 	SessionID string   `json:"session_id"`
@@ -100,19 +105,18 @@ type claudeOutput struct {
 func parseClaude(stdout []byte) (parsed, error) {
 	var o claudeOutput
 	if err := decodeOne(stdout, &o); err != nil {
-		return parsed{}, err
-	}
-	if o.IsError {
-		msg := "the agent reported an error"
-		if o.Result != nil && *o.Result != "" {
-			msg = *o.Result
+		// `--output-format stream-json` prints one event per line and
+		// ends with the same result object.
+		line, ok := lastEventLine(stdout, "result")
+		if !ok {
+			return parsed{}, err
 		}
-		return parsed{}, &agentReportedError{msg: msg}
+		o = claudeOutput{}
+		if err := json.Unmarshal(line, &o); err != nil {
+			return parsed{}, fmt.Errorf("result line: %v", err)
+		}
 	}
-	if o.Result == nil {
-		return parsed{}, errors.New("no \"result\" field")
-	}
-	p := parsed{content: *o.Result, turns: o.NumTurns, sessionID: o.SessionID}
+	p := parsed{turns: o.NumTurns, sessionID: o.SessionID}
 	if o.Usage != nil {
 		p.hasUsage = true
 		p.usage = Usage{InputTokens: o.Usage.InputTokens + o.Usage.CacheReadTokens + o.Usage.CacheCreationTokens,
@@ -121,7 +125,68 @@ func parseClaude(stdout []byte) (parsed, error) {
 	if o.Cost != nil {
 		p.cost, p.hasCost = *o.Cost, true
 	}
+	// An error result (is_error, or a subtype such as error_max_turns or
+	// error_during_execution) may carry no "result": its message is then
+	// in "errors", else the subtype names it.
+	if o.IsError || strings.HasPrefix(o.Subtype, "error") {
+		msg := ""
+		if o.Result != nil {
+			msg = strings.TrimSpace(*o.Result)
+		}
+		if msg == "" {
+			msg = joinErrors(o.Errors)
+		}
+		if msg == "" && o.Subtype != "" {
+			msg = o.Subtype
+		}
+		if msg == "" {
+			msg = "the agent reported an error"
+		}
+		return p, &agentReportedError{msg: msg}
+	}
+	if o.Result == nil {
+		return parsed{}, errors.New("no \"result\" field")
+	}
+	p.content = *o.Result
 	return p, nil
+}
+
+// joinErrors joins the messages of claude's "errors" list: strings, or
+// objects with a "message".
+func joinErrors(list []any) string {
+	var msgs []string
+	for _, e := range list {
+		switch v := e.(type) {
+		case string:
+			if v = strings.TrimSpace(v); v != "" {
+				msgs = append(msgs, v)
+			}
+		case map[string]any:
+			if m, ok := v["message"].(string); ok && strings.TrimSpace(m) != "" {
+				msgs = append(msgs, strings.TrimSpace(m))
+			}
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// lastEventLine returns the last line of stdout that is a JSON object whose
+// "type" is typ.
+func lastEventLine(stdout []byte, typ string) ([]byte, bool) {
+	lines := bytes.Split(stdout, []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		line := bytes.TrimSpace(lines[i])
+		if len(line) == 0 || line[0] != '{' {
+			continue
+		}
+		var ev struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(line, &ev) == nil && ev.Type == typ {
+			return line, true
+		}
+	}
+	return nil, false
 }
 
 // codexEvent is one line of `codex exec --json`.
@@ -147,6 +212,11 @@ type codexEvent struct {
 func parseCodex(stdout []byte) (parsed, error) {
 	var p parsed
 	found := false
+	var badLine error
+	// An "error" event is not fatal by itself: codex reports a retried
+	// stream ("Reconnecting... 1/5") that way and goes on. It fails the
+	// call when no turn completes after it.
+	lastErr := ""
 	lines := bytes.Split(stdout, []byte("\n"))
 	for i, line := range lines {
 		line = bytes.TrimSpace(line)
@@ -155,7 +225,13 @@ func parseCodex(stdout []byte) (parsed, error) {
 		}
 		var ev codexEvent
 		if err := json.Unmarshal(line, &ev); err != nil {
-			return parsed{}, fmt.Errorf("line %d: %v", i+1, err)
+			// A line that is no event (a warning printed by a wrapper, a
+			// line cut short) is skipped; it matters only when no answer
+			// comes.
+			if badLine == nil {
+				badLine = fmt.Errorf("line %d: %v", i+1, err)
+			}
+			continue
 		}
 		switch ev.Type {
 		case "thread.started":
@@ -166,9 +242,13 @@ func parseCodex(stdout []byte) (parsed, error) {
 			}
 		case "turn.completed":
 			p.turns++
+			lastErr = ""
 			if ev.Usage != nil {
 				p.hasUsage = true
-				p.usage.InputTokens += ev.Usage.InputTokens + ev.Usage.CachedInputTokens
+				// input_tokens counts the cached input too
+				// (cached_input_tokens is the part of it read from the
+				// cache), as in the OpenAI API.
+				p.usage.InputTokens += ev.Usage.InputTokens
 				p.usage.OutputTokens += ev.Usage.OutputTokens
 			}
 		case "turn.failed":
@@ -176,7 +256,7 @@ func parseCodex(stdout []byte) (parsed, error) {
 			if ev.Error != nil && ev.Error.Message != "" {
 				msg = ev.Error.Message
 			}
-			return parsed{}, &agentReportedError{msg: msg}
+			return p, &agentReportedError{msg: msg}
 		case "error":
 			msg := ev.Message
 			if msg == "" && ev.Error != nil {
@@ -185,10 +265,16 @@ func parseCodex(stdout []byte) (parsed, error) {
 			if msg == "" {
 				msg = "error"
 			}
-			return parsed{}, &agentReportedError{msg: msg}
+			lastErr = msg
 		}
 	}
+	if lastErr != "" {
+		return p, &agentReportedError{msg: lastErr}
+	}
 	if !found {
+		if badLine != nil {
+			return parsed{}, badLine
+		}
 		return parsed{}, errors.New("no item.completed event with an agent_message item")
 	}
 	return p, nil
@@ -202,7 +288,8 @@ func cmp(a, b string) string {
 	return b
 }
 
-// geminiOutput is `gemini -p … --output-format json`.
+// geminiOutput is `gemini -p … --output-format json`. On failure gemini
+// prints the same object, with "error" and without "response", on stderr.
 type geminiOutput struct {
 	Response  *string `json:"response"`
 	SessionID string  `json:"session_id"`
@@ -211,37 +298,131 @@ type geminiOutput struct {
 			Tokens struct {
 				Prompt     int `json:"prompt"`
 				Candidates int `json:"candidates"`
+				Thoughts   int `json:"thoughts"`
 			} `json:"tokens"`
 		} `json:"models"`
 	} `json:"stats"`
-	Error *struct {
-		Type    string `json:"type"`
-		Message string `json:"message"`
-	} `json:"error"`
+	Error *geminiError `json:"error"`
+}
+
+type geminiError struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+func (e *geminiError) reported() *agentReportedError {
+	msg := strings.TrimSpace(e.Message)
+	if msg == "" {
+		msg = "the agent reported an error"
+	}
+	return &agentReportedError{msg: msg}
 }
 
 func parseGemini(stdout []byte) (parsed, error) {
 	var o geminiOutput
 	if err := decodeOne(stdout, &o); err != nil {
+		if _, ok := lastEventLine(stdout, "result"); ok {
+			return parseGeminiStream(stdout)
+		}
 		return parsed{}, err
 	}
-	if o.Error != nil {
-		msg := o.Error.Message
-		if msg == "" {
-			msg = "the agent reported an error"
-		}
-		return parsed{}, &agentReportedError{msg: msg}
-	}
-	if o.Response == nil {
-		return parsed{}, errors.New("no \"response\" field")
-	}
-	p := parsed{content: *o.Response, sessionID: o.SessionID}
+	p := parsed{sessionID: o.SessionID}
 	if o.Stats != nil && len(o.Stats.Models) > 0 {
 		p.hasUsage = true
 		for _, m := range o.Stats.Models {
 			p.usage.InputTokens += m.Tokens.Prompt
-			p.usage.OutputTokens += m.Tokens.Candidates
+			// Thinking tokens are output gemini counts apart from
+			// the candidates (total = prompt + candidates + thoughts).
+			p.usage.OutputTokens += m.Tokens.Candidates + m.Tokens.Thoughts
 		}
 	}
+	if o.Error != nil {
+		return p, o.Error.reported()
+	}
+	if o.Response == nil {
+		return parsed{}, errors.New("no \"response\" field")
+	}
+	p.content = *o.Response
 	return p, nil
+}
+
+// geminiEvent is one line of `gemini --output-format stream-json`.
+type geminiEvent struct {
+	Type      string       `json:"type"`
+	SessionID string       `json:"session_id"`
+	Role      string       `json:"role"`
+	Content   string       `json:"content"`
+	Delta     bool         `json:"delta"`
+	Status    string       `json:"status"`
+	Error     *geminiError `json:"error"`
+	Stats     *struct {
+		InputTokens  int `json:"input_tokens"`
+		OutputTokens int `json:"output_tokens"`
+	} `json:"stats"`
+}
+
+// parseGeminiStream reads stream-json: the answer is the assistant's text
+// after the last tool call, the usage that of the final "result" event.
+func parseGeminiStream(stdout []byte) (parsed, error) {
+	var p parsed
+	var text strings.Builder
+	for _, line := range bytes.Split(stdout, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		var ev geminiEvent
+		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &ev) != nil {
+			continue
+		}
+		switch ev.Type {
+		case "init":
+			p.sessionID = ev.SessionID
+		case "message":
+			if ev.Role != "assistant" {
+				continue
+			}
+			if !ev.Delta {
+				text.Reset()
+			}
+			text.WriteString(ev.Content)
+		case "tool_use", "tool_result":
+			text.Reset()
+		case "result":
+			if ev.Stats != nil {
+				p.hasUsage = true
+				p.usage = Usage{InputTokens: ev.Stats.InputTokens, OutputTokens: ev.Stats.OutputTokens}
+			}
+			if ev.Status == "error" || ev.Error != nil {
+				e := ev.Error
+				if e == nil {
+					e = &geminiError{}
+				}
+				return p, e.reported()
+			}
+		}
+	}
+	p.content = text.String()
+	return p, nil
+}
+
+// stderrReportedError finds the error an agent printed on stderr as JSON
+// before a non-zero exit (gemini prints {"error": {"message": …}} there,
+// indented over several lines), nil when there is none.
+func stderrReportedError(f Format, stderr string) *agentReportedError {
+	if f != FormatGeminiJSON {
+		return nil
+	}
+	// The object starts at the last line that opens one.
+	for i := len(stderr); i > 0; {
+		j := strings.LastIndex(stderr[:i], "{")
+		if j < 0 {
+			return nil
+		}
+		if j == 0 || stderr[j-1] == '\n' {
+			var o geminiOutput
+			if decodeOne([]byte(stderr[j:]), &o) == nil && o.Error != nil {
+				return o.Error.reported()
+			}
+		}
+		i = j
+	}
+	return nil
 }

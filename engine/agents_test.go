@@ -132,7 +132,7 @@ func TestAgentWorkflow(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
 	}
-	if u := e.Usage(); u.Calls != 2 || u.InputTokens != 160 || u.OutputTokens != 25 || u.Turns != 3 {
+	if u := e.Usage(); u.Calls != 2 || u.InputTokens != 150 || u.OutputTokens != 25 || u.Turns != 3 {
 		t.Errorf("usage %+v", u)
 	}
 	// A configuration task runs like a template, here with its agent.
