@@ -49,11 +49,26 @@ type Part struct {
 	Name string
 }
 
+// CommandError is an error in a command line: Offset is the byte offset in
+// the line of what it concerns, so that a configuration error can point at
+// the placeholder inside the string.
+type CommandError struct {
+	Offset int
+	Msg    string
+}
+
+// Error returns the message.
+func (e *CommandError) Error() string { return e.Msg }
+
 // ParseCommand splits a command line with POSIX quoting rules and finds the
 // placeholders in each word. Only quoting is interpreted: '…', "…" (where a
 // backslash escapes $ ` " \ and newline) and a backslash outside quotes;
-// every other character, | ; $( included, is literal text.
+// every other character, | ; $( included, is literal text. A placeholder
+// error is a *CommandError.
 func ParseCommand(line string) (Command, error) {
+	if err := checkBraces(line); err != nil {
+		return Command{}, err
+	}
 	// start's {{ .name }} may hold blanks; it is the placeholder {name}
 	// whatever the quoting around it.
 	line = spacedPlaceholder.ReplaceAllString(line, "{$1}")
@@ -152,6 +167,85 @@ func envAssignment(w string) (name, val string, ok bool) {
 		}
 	}
 	return w[:eq], w[eq+1:], true
+}
+
+// checkBraces checks the placeholders of a command line as written, before
+// it is split, so that an error has the offset of its placeholder. Every
+// {{…}} must be a placeholder {{.NAME}}: start's commands are Go templates,
+// and an action of that language ({{if .model}}, {{.prompt | printf "%q"}},
+// {{- .prompt}}) would otherwise reach the agent as literal text.
+func checkBraces(line string) error {
+	for i := 0; i < len(line); i++ {
+		if line[i] != '{' {
+			continue
+		}
+		if strings.HasPrefix(line[i:], "{{") && templateAction(line[i+2:]) {
+			end := strings.Index(line[i+2:], "}}")
+			if end < 0 {
+				return &CommandError{Offset: i, Msg: "unclosed {{ (a placeholder is {{.NAME}} or {NAME})"}
+			}
+			whole := line[i : i+2+end+2]
+			inner := strings.TrimSpace(line[i+2 : i+2+end])
+			name := strings.TrimPrefix(inner, ".")
+			switch {
+			case isName(name):
+				if err := unknownPlaceholder(name, whole); err != nil {
+					return &CommandError{Offset: i, Msg: err.Error()}
+				}
+			case isName(strings.ToLower(name)):
+				return &CommandError{Offset: i, Msg: fmt.Sprintf("unknown placeholder %s (placeholders are lower case: {{.%s}})", whole, strings.ToLower(name))}
+			default:
+				return &CommandError{Offset: i, Msg: fmt.Sprintf("unsupported template action %s: only placeholders {{.NAME}} are replaced (no if, range, pipes, functions or {{- trim markers)", whole)}
+			}
+			i += len(whole) - 1
+			continue
+		}
+		if name, n := matchPlaceholder(line[i:]); n > 0 {
+			if err := unknownPlaceholder(name, line[i:i+n]); err != nil {
+				return &CommandError{Offset: i, Msg: err.Error()}
+			}
+			i += n - 1
+		}
+	}
+	return nil
+}
+
+// templateAction reports whether the text after "{{" starts a Go template
+// action (.name, a word, $var, a - trim marker or a /* comment */); other
+// double braces ({{}}, {{"a":1}}) are literal text.
+func templateAction(s string) bool {
+	s = strings.TrimLeft(s, " ")
+	if s == "" {
+		return false
+	}
+	c := s[0]
+	return c == '.' || c == '$' || c == '-' || strings.HasPrefix(s, "/*") || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// isName reports whether s is a placeholder name: a lower-case letter, then
+// lower-case letters, digits and underscores.
+func isName(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isNameByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// unknownPlaceholder returns the error for a placeholder name that is not
+// known, nil for a known one; as is the placeholder as written.
+func unknownPlaceholder(name, as string) error {
+	if knownPlaceholder(name) {
+		return nil
+	}
+	if name == "system_prompt" {
+		return fmt.Errorf("unknown placeholder %s (start's earlier name of the role: write {role})", as)
+	}
+	return fmt.Errorf("unknown placeholder %s (known: {%s})", as, strings.Join(Placeholders, "}, {"))
 }
 
 // checkPlaceholders reports the first unknown placeholder of s.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -272,7 +273,13 @@ func (f *file) validateAgentTables(raw *rawFile) ErrorList {
 			}
 		}
 		if err := def.Validate(); err != nil {
-			add(sub("command"), "%v", err)
+			e := f.errorAt(sub("command"), "%s: %v", keyPath(sub("command")), err)
+			var ce *agent.CommandError
+			if errors.As(err, &ce) {
+				// Point at the placeholder inside the string.
+				e.Pos = f.inString(sub("command"), ce.Offset)
+			}
+			errs = append(errs, e)
 		}
 		for i, arg := range a.ReadOnlyArgs {
 			if err := (agent.Definition{Command: "x " + arg}).Validate(); err != nil && strings.Contains(err.Error(), "placeholder") {

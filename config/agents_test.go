@@ -180,7 +180,15 @@ func TestAgentTableErrors(t *testing.T) {
 		want       []string
 	}{
 		{"unknown placeholder", "[agents.a]\ncommand = \"a {promt}\"\n",
-			[]string{"c.toml:2:11: agents.a.command: unknown placeholder {promt} (known: {prompt}, {role}, {role_file}, {model}, {date}, {instructions}, {task}, {root}, {bin})"}},
+			[]string{"c.toml:2:14: agents.a.command: unknown placeholder {promt} (known: {prompt}, {role}, {role_file}, {model}, {date}, {instructions}, {task}, {root}, {bin})"}},
+		// The column is that of the placeholder in the file, past escapes
+		// of the string before it.
+		{"template action", "[agents.a]\ncommand = \"GEMINI_SYSTEM_MD=\\\"{{.role_file}}\\\" \\u00e9 {{.bin}} {{if .model}}-m {{.model}}{{end}}\"\n",
+			[]string{"c.toml:2:64: agents.a.command: unsupported template action {{if .model}}: only placeholders {{.NAME}} are replaced (no if, range, pipes, functions or {{- trim markers)"}},
+		{"capitalised placeholder in a literal string", "[agents.a]\ncommand = '{{.Bin}} {{.prompt}}'\n",
+			[]string{"c.toml:2:12: agents.a.command: unknown placeholder {{.Bin}} (placeholders are lower case: {{.bin}})"}},
+		{"unclosed in a multi-line string", "[agents.a]\ncommand = \"\"\"\nclaude \\\n  {{.prompt}\n\"\"\"\n",
+			[]string{"c.toml:4:3: agents.a.command: unclosed {{ (a placeholder is {{.NAME}} or {NAME})"}},
 		{"empty command", "[agents.a]\ncommand = \"  \"\n", []string{"c.toml:2:11: agents.a.command: empty command"}},
 		{"missing command", "[agents.a]\nstdin = true\n", []string{"c.toml:1:9: agents.a: missing key 'command'"}},
 		{"bad format", "[agents.a]\ncommand = \"a\"\nformat = \"json\"\n",
