@@ -169,11 +169,17 @@ type rawAgent struct {
 	Stdin        *bool             `toml:"stdin"`
 	Format       *string           `toml:"format"`
 	DefaultModel *string           `toml:"default_model"`
-	Models       map[string]string `toml:"models"`
+	Models       map[string]any    `toml:"models"`
 	Timeout      *string           `toml:"timeout"`
 	MaxParallel  *int64            `toml:"max_parallel"`
 	Env          map[string]string `toml:"env"`
 	ReadOnlyArgs []string          `toml:"read_only_args"`
+	// Keys of start's agent definitions that describe the agent and that
+	// evalrun accepts and does not use.
+	Tags      []string `toml:"tags"`
+	Origin    *string  `toml:"origin"`
+	URL       *string  `toml:"url"`
+	ModelsURL *string  `toml:"models_url"`
 }
 
 type rawUTD struct {
@@ -181,14 +187,31 @@ type rawUTD struct {
 	Command        *string `toml:"command"`
 	Shell          *string `toml:"shell"`
 	CommandTimeout any     `toml:"command_timeout"`
-	Prompt         *string `toml:"prompt"`
+	// Timeout is start's name of command_timeout in its CUE schema.
+	Timeout any     `toml:"timeout"`
+	Prompt  *string `toml:"prompt"`
+	// Tags and Origin are start's descriptive keys, accepted and unused.
+	Tags   []string `toml:"tags"`
+	Origin *string  `toml:"origin"`
+}
+
+// timeout returns command_timeout, else start's timeout.
+func (u *rawUTD) timeout() any {
+	if u.CommandTimeout != nil {
+		return u.CommandTimeout
+	}
+	return u.Timeout
 }
 
 type rawContextDef struct {
 	rawUTD
-	Description *string  `toml:"description"`
-	Required    *bool    `toml:"required"`
-	Tags        []string `toml:"tags"`
+	Description *string `toml:"description"`
+	Required    *bool   `toml:"required"`
+	// Default is start's "include in a plain session": evalrun has no
+	// such session, so it is accepted and unused (a task call takes the
+	// required contexts and those named with --context, as start task
+	// does).
+	Default *bool `toml:"default"`
 }
 
 type rawTask struct {
@@ -206,11 +229,14 @@ func init() {
 		"agents": "a table", "agents.*": "a table",
 		"agents.*.description": "a string", "agents.*.command": "a string", "agents.*.bin": "a string",
 		"agents.*.stdin": "a boolean", "agents.*.format": "a string", "agents.*.default_model": "a string",
-		"agents.*.models": "a table of strings", "agents.*.timeout": `a duration string such as "30m"`,
+		"agents.*.models": "a table of model ids (strings, or tables with id)", "agents.*.timeout": `a duration string such as "30m"`,
 		"agents.*.max_parallel": "an integer", "agents.*.env": "a table of strings",
 		"agents.*.read_only_args": "an array of strings",
-		"roles.*.description":     "a string",
-		"contexts":                "a table", "contexts.*": "a table", "contexts.*.description": "a string",
+		"agents.*.tags":           "an array of strings", "agents.*.origin": "a string",
+		"agents.*.url": "a string", "agents.*.models_url": "a string",
+		"contexts.*.default":  "a boolean",
+		"roles.*.description": "a string",
+		"contexts":            "a table", "contexts.*": "a table", "contexts.*.description": "a string",
 		"contexts.*.required": "a boolean", "contexts.*.tags": "an array of strings",
 		"tasks": "a table", "tasks.*": "a table", "tasks.*.alias": "a string", "tasks.*.description": "a string",
 		"tasks.*.role": "a string", "tasks.*.agent": "a string", "tasks.*.model": "a string",
@@ -223,6 +249,9 @@ func init() {
 		keyKinds[t+".*.shell"] = "a string"
 		keyKinds[t+".*.command_timeout"] = "an integer (seconds) or a duration string"
 		keyKinds[t+".*.prompt"] = "a string"
+		keyKinds[t+".*.timeout"] = "an integer (seconds) or a duration string"
+		keyKinds[t+".*.tags"] = "an array of strings"
+		keyKinds[t+".*.origin"] = "a string"
 	}
 }
 
@@ -303,6 +332,12 @@ func (f *file) validateAgentTables(raw *rawFile) ErrorList {
 		}
 		if a.DefaultModel != nil && strings.TrimSpace(*a.DefaultModel) == "" {
 			add(sub("default_model"), "must not be empty")
+		}
+		for _, k := range sortedKeys(a.Models) {
+			if _, ok := modelID(a.Models[k]); !ok {
+				p := append(sub("models"), k)
+				add(p, "expected a model id string, or a table with id = \"MODEL-ID\" (start's form)")
+			}
 		}
 	}
 	for _, name := range sortedKeys(raw.Roles) {
@@ -395,8 +430,14 @@ func (f *file) validateUTD(base []string, u *rawUTD, placeholders []string) Erro
 			errs = append(errs, f.errorAt(sub(k.key), "%s: must not be empty", keyPath(sub(k.key))))
 		}
 	}
-	if _, err := utdTimeout(u.CommandTimeout); err != nil {
-		errs = append(errs, f.errorAt(sub("command_timeout"), "%s: %v", keyPath(sub("command_timeout")), err))
+	if u.CommandTimeout != nil && u.Timeout != nil {
+		errs = append(errs, f.errorAt(sub("timeout"), "%s: give one of command_timeout and timeout (start's name of it)", keyPath(sub("timeout"))))
+	} else if _, err := utdTimeout(u.timeout()); err != nil {
+		key := "command_timeout"
+		if u.CommandTimeout == nil {
+			key = "timeout"
+		}
+		errs = append(errs, f.errorAt(sub(key), "%s: %v", keyPath(sub(key)), err))
 	}
 	return errs
 }
@@ -429,7 +470,7 @@ func utdFrom(u rawUTD) UTD {
 	setString(&out.Command, u.Command)
 	setString(&out.Shell, u.Shell)
 	setString(&out.Prompt, u.Prompt)
-	out.CommandTimeout, _ = utdTimeout(u.CommandTimeout) // validated
+	out.CommandTimeout, _ = utdTimeout(u.timeout()) // validated
 	return out
 }
 
@@ -460,7 +501,8 @@ func (m *merger) overlayAgentTables(f *file, raw *rawFile) {
 	for _, name := range sortedKeys(raw.AgentsRaw) {
 		a := raw.AgentsRaw[name]
 		o := m.originOf(f, "agents", name)
-		d := agent.Definition{Name: name, Command: *a.Command, Models: a.Models, Env: a.Env,
+		models := modelIDs(a.Models)
+		d := agent.Definition{Name: name, Command: *a.Command, Models: models, Env: a.Env,
 			ReadOnlyArgs: slices.Clone(a.ReadOnlyArgs), Scope: o.Scope, Source: fmt.Sprintf("%s:%d", o.Path, o.Line)}
 		setString(&d.Description, a.Description)
 		setString(&d.Bin, a.Bin)
@@ -471,7 +513,7 @@ func (m *merger) overlayAgentTables(f *file, raw *rawFile) {
 			d.Format = agent.Format(*a.Format)
 		}
 		if !setString(&d.DefaultModel, a.DefaultModel) {
-			d.DefaultModel = f.firstKey([]string{"agents", name, "models"}, a.Models)
+			d.DefaultModel = f.firstKey([]string{"agents", name, "models"}, models)
 		}
 		if a.Timeout != nil {
 			d.Timeout, _ = parseDuration(*a.Timeout) // validated
@@ -570,4 +612,29 @@ func (f *file) firstKey(path []string, m map[string]string) string {
 		}
 	}
 	return first
+}
+
+// modelID reads a value of an agent's models table: a model id, or start's
+// table form { id = "MODEL-ID" } (other keys of it are descriptive).
+func modelID(v any) (string, bool) {
+	switch t := v.(type) {
+	case string:
+		return t, true
+	case map[string]any:
+		id, ok := t["id"].(string)
+		return id, ok
+	}
+	return "", false
+}
+
+// modelIDs maps an agent's models table to model ids, nil for none.
+func modelIDs(m map[string]any) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k], _ = modelID(v) // validated
+	}
+	return out
 }
