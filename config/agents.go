@@ -93,7 +93,10 @@ type ContextDef struct {
 	Name        string
 	Description string
 	Required    bool
-	Tags        []string
+	// Default is start's default = true: the context is selected by the
+	// pseudo-tag "default" (--context default), as in start.
+	Default bool
+	Tags    []string
 	UTD
 	Origin
 }
@@ -208,9 +211,9 @@ type rawContextDef struct {
 	Description *string `toml:"description"`
 	Required    *bool   `toml:"required"`
 	// Default is start's "include in a plain session": evalrun has no
-	// such session, so it is accepted and unused (a task call takes the
-	// required contexts and those named with --context, as start task
-	// does).
+	// such session; as in start, such a context is selected by the
+	// pseudo-tag "default" (a task call takes the required contexts and
+	// those named with --context, as start task does).
 	Default *bool `toml:"default"`
 }
 
@@ -546,6 +549,9 @@ func (m *merger) overlayAgentTables(f *file, raw *rawFile) {
 		setString(&cd.Description, x.Description)
 		if x.Required != nil {
 			cd.Required = *x.Required
+		}
+		if x.Default != nil {
+			cd.Default = *x.Default
 		}
 		c.Contexts = slices.DeleteFunc(c.Contexts, func(o ContextDef) bool { return o.Name == name })
 		c.Contexts = append(c.Contexts, cd)

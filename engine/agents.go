@@ -166,13 +166,18 @@ type ContextStatus struct {
 }
 
 // selectedContexts returns the contexts of a run: every required one and
-// those --context names (by name or tag), in configuration order. An
+// those --context names (by name, tag, or "default" for those marked
+// default = true), in configuration order. An
 // unknown name or tag is a configuration error.
 func selectedContexts(cfg *config.Config, want []string) ([]config.ContextDef, error) {
 	var names []string
 	for _, c := range cfg.Contexts {
 		names = append(names, c.Name)
 		names = append(names, c.Tags...)
+		if c.Default {
+			// start's pseudo-tag of the contexts marked default = true.
+			names = append(names, "default")
+		}
 	}
 	for _, w := range want {
 		if !slices.Contains(names, w) {
@@ -185,7 +190,7 @@ func selectedContexts(cfg *config.Config, want []string) ([]config.ContextDef, e
 	}
 	var out []config.ContextDef
 	for _, c := range cfg.Contexts {
-		selected := c.Required || slices.Contains(want, c.Name)
+		selected := c.Required || slices.Contains(want, c.Name) || c.Default && slices.Contains(want, "default")
 		for _, tag := range c.Tags {
 			selected = selected || slices.Contains(want, tag)
 		}

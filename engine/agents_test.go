@@ -188,6 +188,31 @@ func TestAgentOptionsAndContexts(t *testing.T) {
 	}
 }
 
+// start's contexts marked default = true are selected by the pseudo-tag
+// "default", and only by it.
+func TestDefaultContextsAreThePseudoTagDefault(t *testing.T) {
+	dir := agentProject(t)
+	f, err := os.OpenFile(filepath.Join(dir, ".evalrun", "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("\n[contexts.proj]\nprompt = \"Project: demo.\"\ndefault = true\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, tc := range []struct {
+		contexts []string
+		want     bool
+	}{{nil, false}, {[]string{"writing"}, false}, {[]string{"default"}, true}} {
+		var stderr bytes.Buffer
+		open(t, engine.Options{WorkDir: dir, Stderr: &stderr, Getenv: env(t),
+			AgentOptions: engine.AgentOptions{Contexts: tc.contexts, ListContexts: true}})
+		if got := strings.Contains(stderr.String(), "✓ proj "); got != tc.want {
+			t.Errorf("--context %v: proj selected %v, want %v:\n%s", tc.contexts, got, tc.want, stderr.String())
+		}
+	}
+}
+
 func TestAgentDryRun(t *testing.T) {
 	dir := agentProject(t)
 	var stderr bytes.Buffer
