@@ -348,8 +348,17 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 		if err != nil {
 			var ae *agent.Error
 			if errors.As(err, &ae) && ae.Result != nil {
-				e.addAgentUsage(ae.Result, j, e.agentCost(def.Name, a.model, ae.Result))
+				cost := e.agentCost(def.Name, a.model, ae.Result)
+				e.addAgentUsage(ae.Result, j, cost)
 				a.notes.Set("agent", agentNote(def.Name, ae.Result))
+				// What the failed agent reported: its session can be
+				// resumed, its cost was paid.
+				if ae.Result.HasCost {
+					a.notes.Set("cost_usd", value.Float(cost.USD))
+				}
+				if ae.Result.SessionID != "" {
+					a.notes.Set("session_id", value.String(ae.Result.SessionID))
+				}
 			}
 			if ctx.Err() != nil {
 				return fail(ReasonExecutionHalted, haltMessage(ctx))
