@@ -211,6 +211,42 @@ func TestEnvironmentWordsAndRoleFile(t *testing.T) {
 	}
 }
 
+// A command with neither {role} nor {role_file} (codex exec -, aider
+// --message, start's "ollama run {{.model}} {{.prompt}}") gets the system
+// prompt before the user prompt, less the built-in fallback role.
+func TestSystemPromptWithoutAPlace(t *testing.T) {
+	for _, tc := range []struct {
+		name, command string
+		stdin         bool
+		call          agent.Call
+		wantArg       string
+		wantStdin     string
+	}{
+		{"stdin", "", true, agent.Call{Prompt: "Review x", System: "You are a reviewer.\n\nFocus on y."}, "", "You are a reviewer.\n\nFocus on y.\n\nReview x"},
+		{"argument", "{{.prompt}}", false, agent.Call{Prompt: "Review x", System: "You are a reviewer."}, "You are a reviewer.\n\nReview x", ""},
+		{"fallback role left out", "", true, agent.Call{Prompt: "Review x", System: "You are a helpful assistant.\n\nFocus on y.", FallbackRole: "You are a helpful assistant."}, "", "Focus on y.\n\nReview x"},
+		{"fallback role only", "", true, agent.Call{Prompt: "Review x", System: "You are a helpful assistant.", FallbackRole: "You are a helpful assistant."}, "", "Review x"},
+		{"role placed", "--sys {role} {prompt}", false, agent.Call{Prompt: "Review x", System: "You are a reviewer."}, "Review x", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "rec.json")
+			d := fake(t, tc.command, map[string]string{"FAKE_RECORD": rec})
+			d.Stdin = tc.stdin
+			tc.call.Root = t.TempDir()
+			if _, err := runner().Run(context.Background(), d, tc.call); err != nil {
+				t.Fatal(err)
+			}
+			r := readRecord(t, rec)
+			if tc.wantArg != "" && (len(r.Argv) == 0 || r.Argv[len(r.Argv)-1] != tc.wantArg) {
+				t.Errorf("argv %q, want %q last", r.Argv, tc.wantArg)
+			}
+			if r.Stdin != tc.wantStdin {
+				t.Errorf("stdin %q, want %q", r.Stdin, tc.wantStdin)
+			}
+		})
+	}
+}
+
 func TestShellSyntaxStaysLiteral(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "rec.json")
