@@ -247,6 +247,35 @@ func TestSystemPromptWithoutAPlace(t *testing.T) {
 	}
 }
 
+// A program word or bin starting with ~/ is under the home directory, as
+// start's shell has it; a ~ that comes from a placeholder value is not
+// expanded.
+func TestTildeProgram(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	exe, _ := os.Executable()
+	if err := os.MkdirAll(filepath.Join(home, ".local", "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(exe, filepath.Join(home, ".local", "bin", "claude")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []agent.Definition{
+		{Name: "a", Command: "~/.local/bin/claude -p {prompt}"},
+		{Name: "b", Bin: "~/.local/bin/claude", Command: "{{.bin}} -p {{.prompt}}"},
+	} {
+		rec := filepath.Join(t.TempDir(), "rec.json")
+		d.Env = map[string]string{"EVALRUN_FAKE_AGENT": "1", "FAKE_RECORD": rec, "FAKE_STDOUT": "ok"}
+		res, err := runner().Run(context.Background(), d, agent.Call{Prompt: "~/not-expanded", Root: t.TempDir()})
+		if err != nil {
+			t.Fatalf("%s: %v", d.Name, err)
+		}
+		if r := readRecord(t, rec); res.Content != "ok" || !slices.Equal(r.Argv, []string{"-p", "~/not-expanded"}) {
+			t.Errorf("%s: %q, argv %q", d.Name, res.Content, r.Argv)
+		}
+	}
+}
+
 func TestShellSyntaxStaysLiteral(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "rec.json")

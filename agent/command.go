@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 
@@ -132,17 +133,37 @@ func (c Command) Program() string {
 }
 
 // expand substitutes vars into the word. An unset name is an error the
-// validation prevented.
+// validation prevented. A word whose literal text starts with ~/ (or is ~)
+// has it replaced by the home directory, as a shell would: start runs its
+// commands with one, so "~/.local/bin/claude" works there.
 func (w Word) expand(vars map[string]string) string {
 	var b strings.Builder
-	for _, p := range w {
+	for i, p := range w {
 		if p.Name == "" {
+			if i == 0 {
+				b.WriteString(ExpandHome(p.Text))
+				continue
+			}
 			b.WriteString(p.Text)
 		} else {
 			b.WriteString(vars[p.Name])
 		}
 	}
 	return b.String()
+}
+
+// ExpandHome replaces a leading ~/ (or a sole ~) of s with the user's home
+// directory; s is returned unchanged when there is none or no home is
+// known.
+func ExpandHome(s string) string {
+	if s != "~" && !strings.HasPrefix(s, "~/") {
+		return s
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return s
+	}
+	return home + s[1:]
 }
 
 // soleName returns the placeholder name when the word is exactly one

@@ -307,11 +307,12 @@ func (w *Workspace) Agents() []AgentInfo {
 			if info.Program == "" {
 				info.Program = n
 			}
-			if strings.ContainsRune(info.Program, '/') {
-				if _, err := os.Stat(absTo(w.Root, info.Program)); err == nil {
-					info.Path = absTo(w.Root, info.Program)
+			prog := agent.ExpandHome(info.Program)
+			if strings.ContainsRune(prog, '/') {
+				if _, err := os.Stat(absTo(w.Root, prog)); err == nil {
+					info.Path = absTo(w.Root, prog)
 				}
-			} else if p, err := exec.LookPath(info.Program); err == nil {
+			} else if p, err := exec.LookPath(prog); err == nil {
 				info.Path = p
 			}
 		}
