@@ -330,6 +330,10 @@ warning: proxy configuration ignored
 {"type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","content":[{"type":"text","text":"One file."}]},"session_id":"s-9"}
 {"type":"result","subtype":"success","is_error":false,"duration_ms":3000,"num_turns":3,"result":"One file.","session_id":"s-9","total_cost_usd":0.02,"usage":{"input_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":9}}
 `, content: "One file.", in: 105, out: 9, turns: 3, cost: 0.02, hasCost: true, session: "s-9"},
+		// --verbose (or verbose in Claude Code's settings) turns json
+		// into an array of the session's messages.
+		{name: "claude json array", format: "claude-json", stdout: `[{"type":"system","subtype":"hook_response","session_id":"s-a","hook_name":"SessionStart:Callback","stdout":"","stderr":""},{"type":"system","subtype":"init","cwd":"/p","session_id":"s-a","tools":["Bash"],"model":"claude-opus-4-5-20251101"},{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]},"session_id":"s-a"},{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"hi","session_id":"s-a","total_cost_usd":0.003,"usage":{"input_tokens":4,"cache_read_input_tokens":0,"cache_creation_input_tokens":10,"output_tokens":2}}]
+`, content: "hi", in: 14, out: 2, turns: 1, cost: 0.003, hasCost: true, session: "s-a"},
 		{name: "gemini thoughts", format: "gemini-json", stdout: `{
   "session_id": "g-1",
   "response": "Paris.",
@@ -385,6 +389,8 @@ func TestFailures(t *testing.T) {
 			kind: "agent_error", msg: "agent 'fake' printed no valid claude-json: text after the JSON object at offset 15"},
 		{name: "claude no result", format: "claude-json", stdout: `{"type":"result"}`,
 			kind: "agent_error", msg: `agent 'fake' printed no valid claude-json: no "result" field`},
+		{name: "claude array without result", format: "claude-json", stdout: `[{"type":"system","subtype":"init"}]`,
+			kind: "agent_error", msg: `agent 'fake' printed no valid claude-json: no element of type "result" in the JSON array`},
 		{name: "claude empty", format: "claude-json", kind: "agent_error", msg: "agent 'fake' printed no valid claude-json: empty output"},
 		{name: "codex turn.failed", format: "codex-jsonl", stdout: `{"type":"thread.started","thread_id":"t"}
 {"type":"turn.started"}

@@ -104,7 +104,30 @@ type claudeOutput struct {
 
 func parseClaude(stdout []byte) (parsed, error) {
 	var o claudeOutput
-	if err := decodeOne(stdout, &o); err != nil {
+	if trimmed := bytes.TrimSpace(stdout); len(trimmed) > 0 && trimmed[0] == '[' {
+		// With verbose on (--verbose, or "verbose" in its settings)
+		// Claude Code prints every message of the session as one JSON
+		// array, the result last.
+		var list []json.RawMessage
+		if err := decodeOne(stdout, &list); err != nil {
+			return parsed{}, err
+		}
+		found := false
+		for i := len(list) - 1; i >= 0 && !found; i-- {
+			var ev struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(list[i], &ev) == nil && ev.Type == "result" {
+				if err := json.Unmarshal(list[i], &o); err != nil {
+					return parsed{}, fmt.Errorf("result element: %v", err)
+				}
+				found = true
+			}
+		}
+		if !found {
+			return parsed{}, errors.New("no element of type \"result\" in the JSON array")
+		}
+	} else if err := decodeOne(stdout, &o); err != nil {
 		// `--output-format stream-json` prints one event per line and
 		// ends with the same result object.
 		line, ok := lastEventLine(stdout, "result")
