@@ -340,6 +340,9 @@ warning: proxy configuration ignored
   "stats": {"models": {"gemini-2.5-pro": {"tokens": {"prompt": 24939, "candidates": 20, "total": 25113, "cached": 21263, "thoughts": 154, "tool": 0}}}},
   "error": null
 }`, content: "Paris.", in: 24939, out: 174, turns: 1, session: "g-1"},
+		// Gemini CLI 0.1 printed this notice on stdout, before the JSON.
+		{name: "gemini preamble", format: "gemini-json", stdout: "Loaded cached credentials.\n{\n  \"response\": \"Paris.\",\n  \"stats\": {\"models\": {\"m\": {\"tokens\": {\"prompt\": 5, \"candidates\": 1}}}}\n}\n",
+			content: "Paris.", in: 5, out: 1, turns: 1},
 		{name: "gemini stream-json", format: "gemini-json", stdout: `{"type":"init","timestamp":"2025-10-10T12:00:00.000Z","session_id":"g-2","model":"gemini-2.5-flash"}
 {"type":"message","timestamp":"2025-10-10T12:00:00.000Z","role":"user","content":"List files"}
 {"type":"message","timestamp":"2025-10-10T12:00:01.000Z","role":"assistant","content":"Let me look.","delta":true}

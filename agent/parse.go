@@ -71,6 +71,28 @@ func decodeOne(stdout []byte, v any) error {
 	return nil
 }
 
+// decodeAfterPreamble is decodeOne, except that lines printed before the
+// JSON value (Gemini CLI's "Loaded cached credentials." on stdout, a
+// wrapper's notice) are skipped: the value may start at any line that
+// opens an object or an array. The error is that of the whole output.
+func decodeAfterPreamble(stdout []byte, v any) error {
+	var raw json.RawMessage
+	err := decodeOne(stdout, &raw)
+	// A preamble is a few lines: the first 16 candidates are tried.
+	for i, tries := 1, 0; err != nil && i < len(stdout) && tries < 16; i++ {
+		if stdout[i-1] == '\n' && (stdout[i] == '{' || stdout[i] == '[') {
+			tries++
+			if decodeOne(stdout[i:], &raw) == nil {
+				err = nil
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return decodeOne(raw, v)
+}
+
 func jsonError(data []byte, dec *json.Decoder, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -130,13 +152,16 @@ func parseClaude(stdout []byte) (parsed, error) {
 	} else if err := decodeOne(stdout, &o); err != nil {
 		// `--output-format stream-json` prints one event per line and
 		// ends with the same result object.
-		line, ok := lastEventLine(stdout, "result")
-		if !ok {
-			return parsed{}, err
-		}
-		o = claudeOutput{}
-		if err := json.Unmarshal(line, &o); err != nil {
-			return parsed{}, fmt.Errorf("result line: %v", err)
+		if line, ok := lastEventLine(stdout, "result"); ok {
+			o = claudeOutput{}
+			if err := json.Unmarshal(line, &o); err != nil {
+				return parsed{}, fmt.Errorf("result line: %v", err)
+			}
+		} else {
+			o = claudeOutput{}
+			if err := decodeAfterPreamble(stdout, &o); err != nil {
+				return parsed{}, err
+			}
 		}
 	}
 	p := parsed{turns: o.NumTurns, sessionID: o.SessionID}
@@ -347,7 +372,10 @@ func parseGemini(stdout []byte) (parsed, error) {
 		if _, ok := lastEventLine(stdout, "result"); ok {
 			return parseGeminiStream(stdout)
 		}
-		return parsed{}, err
+		o = geminiOutput{}
+		if err := decodeAfterPreamble(stdout, &o); err != nil {
+			return parsed{}, err
+		}
 	}
 	p := parsed{sessionID: o.SessionID}
 	if o.Stats != nil && len(o.Stats.Models) > 0 {
