@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/evalrun/evalrun/internal/gotmpl"
 	"github.com/evalrun/evalrun/internal/shellwords"
 )
 
@@ -192,33 +193,21 @@ func envAssignment(w string) (name, val string, ok bool) {
 
 // checkBraces checks the placeholders of a command line as written, before
 // it is split, so that an error has the offset of its placeholder. Every
-// {{…}} must be a placeholder {{.NAME}}: start's commands are Go templates,
-// and an action of that language ({{if .model}}, {{.prompt | printf "%q"}},
-// {{- .prompt}}) would otherwise reach the agent as literal text.
+// Go template action ({{…}}, start's syntax) must be a placeholder
+// {{.NAME}} (package gotmpl).
 func checkBraces(line string) error {
 	for i := 0; i < len(line); i++ {
 		if line[i] != '{' {
 			continue
 		}
-		if strings.HasPrefix(line[i:], "{{") && templateAction(line[i+2:]) {
-			end := strings.Index(line[i+2:], "}}")
-			if end < 0 {
-				return &CommandError{Offset: i, Msg: "unclosed {{ (a placeholder is {{.NAME}} or {NAME})"}
+		if n, name, err, ok := gotmpl.Action(line[i:]); ok {
+			if err == nil {
+				err = unknownPlaceholder(name, line[i:i+n])
 			}
-			whole := line[i : i+2+end+2]
-			inner := strings.TrimSpace(line[i+2 : i+2+end])
-			name := strings.TrimPrefix(inner, ".")
-			switch {
-			case isName(name):
-				if err := unknownPlaceholder(name, whole); err != nil {
-					return &CommandError{Offset: i, Msg: err.Error()}
-				}
-			case isName(strings.ToLower(name)):
-				return &CommandError{Offset: i, Msg: fmt.Sprintf("unknown placeholder %s (placeholders are lower case: {{.%s}})", whole, strings.ToLower(name))}
-			default:
-				return &CommandError{Offset: i, Msg: fmt.Sprintf("unsupported template action %s: only placeholders {{.NAME}} are replaced (no if, range, pipes, functions or {{- trim markers)", whole)}
+			if err != nil {
+				return &CommandError{Offset: i, Msg: err.Error()}
 			}
-			i += len(whole) - 1
+			i += n - 1
 			continue
 		}
 		if name, n := matchPlaceholder(line[i:]); n > 0 {
@@ -229,32 +218,6 @@ func checkBraces(line string) error {
 		}
 	}
 	return nil
-}
-
-// templateAction reports whether the text after "{{" starts a Go template
-// action (.name, a word, $var, a - trim marker or a /* comment */); other
-// double braces ({{}}, {{"a":1}}) are literal text.
-func templateAction(s string) bool {
-	s = strings.TrimLeft(s, " ")
-	if s == "" {
-		return false
-	}
-	c := s[0]
-	return c == '.' || c == '$' || c == '-' || strings.HasPrefix(s, "/*") || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// isName reports whether s is a placeholder name: a lower-case letter, then
-// lower-case letters, digits and underscores.
-func isName(s string) bool {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isNameByte(s[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // unknownPlaceholder returns the error for a placeholder name that is not

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evalrun/evalrun/agent"
+	"github.com/evalrun/evalrun/internal/gotmpl"
 	"github.com/evalrun/evalrun/internal/suggest"
 )
 
@@ -413,7 +414,30 @@ func (f *file) validateUTD(base []string, u *rawUTD, placeholders []string) Erro
 	var errs ErrorList
 	sub := func(k string) []string { return append(slices.Clone(base), k) }
 	if u.Prompt != nil {
+		// start's {{.name}}: a known name, or an error at its column.
+		p := *u.Prompt
+		failed := false
+		for i := 0; i < len(p) && !failed; i++ {
+			n, name, err, ok := gotmpl.Action(p[i:])
+			if !ok {
+				continue
+			}
+			if err == nil && !slices.Contains(placeholders, name) {
+				err = unknownUTDPlaceholder(p[i:i+n], name, placeholders)
+			}
+			if err != nil {
+				e := f.errorAt(sub("prompt"), "%s: %v", keyPath(sub("prompt")), err)
+				e.Pos = f.inString(sub("prompt"), i)
+				errs = append(errs, e)
+				failed = true
+				continue
+			}
+			i += n - 1
+		}
 		for _, m := range braceNameRE.FindAllStringSubmatch(*u.Prompt, -1) {
+			if failed {
+				break
+			}
 			if !slices.Contains(placeholders, m[1]) {
 				msg := fmt.Sprintf("%s: unknown placeholder {%s}", keyPath(sub("prompt")), m[1])
 				if s := suggest.Closest(m[1], placeholders); s != "" {
@@ -445,6 +469,31 @@ func (f *file) validateUTD(base []string, u *rawUTD, placeholders []string) Erro
 	return errs
 }
 
+// unknownUTDPlaceholder is the error of a placeholder, as written, that the
+// prompt does not know.
+func unknownUTDPlaceholder(as, name string, placeholders []string) error {
+	if s := suggest.Closest(name, placeholders); s != "" {
+		return fmt.Errorf("unknown placeholder %s (did you mean {%s}?)", as, s)
+	}
+	return fmt.Errorf("unknown placeholder %s (known: {%s})", as, strings.Join(placeholders, "}, {"))
+}
+
+// singleBraces writes start's placeholders {{.name}} of a validated prompt
+// as {name}, the form evalrun replaces.
+func singleBraces(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		if n, name, err, ok := gotmpl.Action(p[i:]); ok && err == nil {
+			b.WriteString("{" + name + "}")
+			i += n
+			continue
+		}
+		b.WriteByte(p[i])
+		i++
+	}
+	return b.String()
+}
+
 // utdTimeout reads command_timeout: integer seconds (start's form) or a
 // duration string.
 func utdTimeout(v any) (time.Duration, error) {
@@ -473,6 +522,7 @@ func utdFrom(u rawUTD) UTD {
 	setString(&out.Command, u.Command)
 	setString(&out.Shell, u.Shell)
 	setString(&out.Prompt, u.Prompt)
+	out.Prompt = singleBraces(out.Prompt)
 	out.CommandTimeout, _ = utdTimeout(u.timeout()) // validated
 	return out
 }

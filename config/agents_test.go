@@ -231,6 +231,39 @@ tags = ["review", "git"]
 	}
 }
 
+// start writes the placeholders of roles, contexts and tasks as Go
+// templates, {{.name}}: they are read as {name}.
+func TestStartPlaceholdersInPrompts(t *testing.T) {
+	p := write(t, t.TempDir(), "c.toml", `[roles.r]
+prompt = "Role for {{ .model }} on {{.date}}"
+[contexts.env]
+required = true
+file = "~/context/ENVIRONMENT.md"
+prompt = "User environment context: {{.file_contents}}"
+[tasks.code-review]
+command = "git diff --staged"
+prompt = """
+Review:
+{{.command_output}}
+## Custom Instructions
+{{.instructions}} {not-a-placeholder} {{"json": 1}}
+"""
+`)
+	cfg, err := Load("", p, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.RoleDefs["r"].Prompt; got != "Role for {model} on {date}" {
+		t.Errorf("role prompt %q", got)
+	}
+	if got := cfg.Contexts[0].Prompt; got != "User environment context: {file_contents}" {
+		t.Errorf("context prompt %q", got)
+	}
+	if got := cfg.Tasks["code-review"].Prompt; got != "Review:\n{command_output}\n## Custom Instructions\n{instructions} {not-a-placeholder} {{\"json\": 1}}\n" {
+		t.Errorf("task prompt %q", got)
+	}
+}
+
 func TestAgentTableErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, text string
@@ -275,6 +308,12 @@ func TestAgentTableErrors(t *testing.T) {
 		{"both timeouts", "[tasks.t]\nprompt = \"x\"\ncommand_timeout = 5\ntimeout = 6\n",
 			[]string{"c.toml:4:11: tasks.t.timeout: give one of command_timeout and timeout (start's name of it)"}},
 		{"start timeout", "[roles.r]\ncommand = \"date\"\ntimeout = 0\n", []string{"c.toml:3:11: roles.r.timeout: must be at least 1 second, got 0"}},
+		{"start placeholder unknown", "[tasks.t]\nprompt = \"Do {{.instruction}} now\"\n",
+			[]string{"c.toml:2:14: tasks.t.prompt: unknown placeholder {{.instruction}} (did you mean {instructions}?)"}},
+		{"start action in a task", "[tasks.t]\nprompt = \"\"\"\nReview\n{{if .instructions}}Focus: {{.instructions}}{{end}}\n\"\"\"\n",
+			[]string{"c.toml:4:1: tasks.t.prompt: unsupported template action {{if .instructions}}: only placeholders {{.NAME}} are replaced (no if, range, pipes, functions or {{- trim markers)"}},
+		{"start instructions in a role", "[roles.r]\nprompt = \"x {{.instructions}}\"\n",
+			[]string{"c.toml:2:13: roles.r.prompt: unknown placeholder {{.instructions}} (known: {file}, {file_contents}, {command}, {command_output}, {date}, {model})"}},
 		{"start's keys", "[settings]\ndefault_agent = \"a\"\n[agents.a]\ncommand = \"a\"\nurl = \"https://example.com\"\n[context.env]\nfile = \"E.md\"\n", []string{
 			"c.toml:1:2: unknown key 'settings' (start's [settings] table: write default_agent and default_role at the top level of the file; shell and command_timeout are keys of each role, context or task)",
 			"c.toml:6:2: unknown key 'context.env' (start's [context.env] is [contexts.env] here)",
