@@ -311,8 +311,8 @@ func TestFormats(t *testing.T) {
 {"type":"turn.started"}
 {"type":"item.completed","item":{"id":"item_2","type":"command_execution","command":"ls"}}
 {"type":"item.completed","item":{"id":"item_3","type":"agent_message","text":"final answer"}}
-{"type":"turn.completed","usage":{"input_tokens":20,"cached_input_tokens":0,"output_tokens":3}}
-`, content: "final answer", in: 120, out: 10, turns: 2, session: "th_1"},
+{"type":"turn.completed","usage":{"input_tokens":220,"cached_input_tokens":150,"output_tokens":10}}
+`, content: "final answer", in: 220, out: 10, turns: 2, session: "th_1"},
 		// A retried stream is reported as an "error" event; the turn then
 		// completes. A line that is no JSON event is skipped.
 		{name: "codex reconnect", format: "codex-jsonl", stdout: `{"type":"thread.started","thread_id":"019a-77"}
@@ -430,6 +430,9 @@ func TestFailures(t *testing.T) {
 		{name: "codex error event then exit", format: "codex-jsonl", exit: "1",
 			stdout: "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"error\",\"message\":\"Reconnecting... 5/5\"}\n{\"type\":\"turn.failed\",\"error\":{\"message\":\"stream disconnected before completion: error sending request\"}}\n",
 			kind:   "agent_error", msg: "agent 'fake' exited with status 1: stream disconnected before completion: error sending request", code: 1},
+		// An interrupted turn: codex prints no terminal event for it.
+		{name: "codex interrupted turn", format: "codex-jsonl", stdout: "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"agent_message\",\"text\":\"I will now\"}}\n",
+			kind: "agent_error", msg: "agent 'fake' printed no valid codex-jsonl: the last turn.started has no turn.completed (the turn was interrupted)"},
 		{name: "gemini no response", format: "gemini-json", stdout: `{"stats":{}}`,
 			kind: "agent_error", msg: `agent 'fake' printed no valid gemini-json: no "response" field`},
 	}

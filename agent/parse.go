@@ -265,6 +265,9 @@ func parseCodex(stdout []byte) (parsed, error) {
 	// stream ("Reconnecting... 1/5") that way and goes on. It fails the
 	// call when no turn completes after it.
 	lastErr := ""
+	// open is true between a turn.started and its turn.completed: codex
+	// prints nothing more for a turn it interrupted.
+	open := false
 	lines := bytes.Split(stdout, []byte("\n"))
 	for i, line := range lines {
 		line = bytes.TrimSpace(line)
@@ -288,16 +291,18 @@ func parseCodex(stdout []byte) (parsed, error) {
 			if ev.Item != nil && slices.Contains([]string{"agent_message", "assistant_message"}, cmp(ev.Item.Type, ev.Item.ItemType)) {
 				p.content, found = ev.Item.Text, true
 			}
+		case "turn.started":
+			open = true
 		case "turn.completed":
 			p.turns++
-			lastErr = ""
+			lastErr, open = "", false
 			if ev.Usage != nil {
 				p.hasUsage = true
-				// input_tokens counts the cached input too
-				// (cached_input_tokens is the part of it read from the
-				// cache), as in the OpenAI API.
-				p.usage.InputTokens += ev.Usage.InputTokens
-				p.usage.OutputTokens += ev.Usage.OutputTokens
+				// The usage is the thread's total so far, not the
+				// turn's: the last one counts. input_tokens counts the
+				// cached input too (cached_input_tokens is the part of
+				// it read from the cache), as in the OpenAI API.
+				p.usage = Usage{InputTokens: ev.Usage.InputTokens, OutputTokens: ev.Usage.OutputTokens}
 			}
 		case "turn.failed":
 			msg := "turn failed"
@@ -318,6 +323,9 @@ func parseCodex(stdout []byte) (parsed, error) {
 	}
 	if lastErr != "" {
 		return p, &agentReportedError{msg: lastErr}
+	}
+	if open {
+		return p, errors.New("the last turn.started has no turn.completed (the turn was interrupted)")
 	}
 	if !found {
 		if badLine != nil {
