@@ -108,13 +108,15 @@ func jsonError(data []byte, dec *json.Decoder, err error) error {
 // claudeOutput is `claude -p --output-format json`, and the final
 // "result" line of `--output-format stream-json`.
 type claudeOutput struct {
-	Type      string   `json:"type"`
-	Subtype   string   `json:"subtype"`
-	Result    *string  `json:"result"`
-	IsError   bool     `json:"is_error"`
-	Errors    []any    `json:"errors"`
-	NumTurns  int      `json:"num_turns"`
-	Cost      *float64 `json:"total_cost_usd"`
+	Type     string   `json:"type"`
+	Subtype  string   `json:"subtype"`
+	Result   *string  `json:"result"`
+	IsError  bool     `json:"is_error"`
+	Errors   []any    `json:"errors"`
+	NumTurns int      `json:"num_turns"`
+	Cost     *float64 `json:"total_cost_usd"`
+	// OldCost is the cost field of Claude Code before total_cost_usd.
+	OldCost   *float64 `json:"cost_usd"`
 	SessionID string   `json:"session_id"`
 	Usage     *struct {
 		InputTokens         int `json:"input_tokens"`
@@ -169,6 +171,9 @@ func parseClaude(stdout []byte) (parsed, error) {
 		p.hasUsage = true
 		p.usage = Usage{InputTokens: o.Usage.InputTokens + o.Usage.CacheReadTokens + o.Usage.CacheCreationTokens,
 			OutputTokens: o.Usage.OutputTokens}
+	}
+	if o.Cost == nil {
+		o.Cost = o.OldCost
 	}
 	if o.Cost != nil {
 		p.cost, p.hasCost = *o.Cost, true
