@@ -397,6 +397,11 @@ func TestFailures(t *testing.T) {
 			kind: "agent_error", msg: `agent 'fake' printed no valid claude-json: no "result" field`},
 		{name: "claude array without result", format: "claude-json", stdout: `[{"type":"system","subtype":"init"}]`,
 			kind: "agent_error", msg: `agent 'fake' printed no valid claude-json: no element of type "result" in the JSON array`},
+		// A stream cut before its result line (the agent was killed).
+		{name: "claude stream cut short", format: "claude-json", stdout: "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n{\"type\":\"assistant\",\"message\":{\"content\":[]}}\n{\"type\":\"resu",
+			kind: "agent_error", msg: `agent 'fake' printed no valid claude-json: the stream has no "result" event (it ended before its result)`},
+		{name: "gemini stream cut short", format: "gemini-json", stdout: "{\"type\":\"init\",\"session_id\":\"g\",\"model\":\"m\"}\n{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"Par\",\"delta\":true}\n",
+			kind: "agent_error", msg: `agent 'fake' printed no valid gemini-json: the stream has no "result" event (it ended before its result)`},
 		{name: "claude empty", format: "claude-json", kind: "agent_error", msg: "agent 'fake' printed no valid claude-json: empty output"},
 		{name: "codex turn.failed", format: "codex-jsonl", stdout: `{"type":"thread.started","thread_id":"t"}
 {"type":"turn.started"}

@@ -159,6 +159,8 @@ func parseClaude(stdout []byte) (parsed, error) {
 			if err := json.Unmarshal(line, &o); err != nil {
 				return parsed{}, fmt.Errorf("result line: %v", err)
 			}
+		} else if isStream(stdout) {
+			return parsed{}, errors.New(`the stream has no "result" event (it ended before its result)`)
 		} else {
 			o = claudeOutput{}
 			if err := decodeAfterPreamble(stdout, &o); err != nil {
@@ -221,6 +223,16 @@ func joinErrors(list []any) string {
 		}
 	}
 	return strings.Join(msgs, "; ")
+}
+
+// isStream reports whether stdout is a stream of JSON events: its first
+// line is a whole JSON object with a "type", and more lines follow.
+func isStream(stdout []byte) bool {
+	first, rest, _ := bytes.Cut(bytes.TrimSpace(stdout), []byte("\n"))
+	var ev struct {
+		Type string `json:"type"`
+	}
+	return len(bytes.TrimSpace(rest)) > 0 && json.Unmarshal(bytes.TrimSpace(first), &ev) == nil && ev.Type != ""
 }
 
 // lastEventLine returns the last line of stdout that is a JSON object whose
@@ -384,6 +396,9 @@ func parseGemini(stdout []byte) (parsed, error) {
 	if err := decodeOne(stdout, &o); err != nil {
 		if _, ok := lastEventLine(stdout, "result"); ok {
 			return parseGeminiStream(stdout)
+		}
+		if isStream(stdout) {
+			return parsed{}, errors.New(`the stream has no "result" event (it ended before its result)`)
 		}
 		o = geminiOutput{}
 		if err := decodeAfterPreamble(stdout, &o); err != nil {
