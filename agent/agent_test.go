@@ -614,6 +614,34 @@ func TestLeftoverGrandchildIsKilled(t *testing.T) {
 	assertGone(t, p[0], p[1])
 }
 
+// A process that left the agent's process group and holds its stdout open
+// (a daemon) does not keep the call waiting beyond the grace period.
+func TestDaemonHoldingStdout(t *testing.T) {
+	pids := filepath.Join(t.TempDir(), "pids")
+	d := fake(t, "", map[string]string{"FAKE_MODE": "daemon", "FAKE_STDOUT": "answer", "FAKE_PIDFILE": pids})
+	t.Cleanup(func() {
+		b, _ := os.ReadFile(pids)
+		for _, l := range strings.Fields(string(b)) {
+			if pid, _ := strconv.Atoi(l); pid > 0 {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	r := runner()
+	r.Grace = 300 * time.Millisecond
+	begin := time.Now()
+	res, err := r.Run(context.Background(), d, agent.Call{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Content != "answer" {
+		t.Errorf("content %q", res.Content)
+	}
+	if el := time.Since(begin); el > 3*time.Second {
+		t.Errorf("the call took %v", el)
+	}
+}
+
 func TestMaxParallel(t *testing.T) {
 	dir := t.TempDir()
 	intervals := filepath.Join(dir, "intervals")

@@ -415,9 +415,18 @@ func (r *Runner) start(ctx context.Context, d Definition, path string, inv *Invo
 	if groupAlive(pgid) {
 		k.terminate()
 	}
+	// The output ends when every writer closed it. A process that left the
+	// group (setsid, a daemon the agent started) may hold it open for
+	// ever: after the grace period the pipes are closed without it.
+	held := time.NewTimer(r.grace())
+	defer held.Stop()
 	select {
 	case <-ioDone:
 	case <-k.afterKill(time.Second):
+		outR.Close()
+		errR.Close()
+		<-ioDone
+	case <-held.C:
 		outR.Close()
 		errR.Close()
 		<-ioDone
