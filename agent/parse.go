@@ -126,7 +126,11 @@ type claudeOutput struct {
 	} `json:"usage"`
 }
 
-func parseClaude(stdout []byte) (parsed, error) {
+// claudeResult finds the result object in Claude Code's output: the one
+// object of --output-format json, the last "result" element of the array
+// it prints instead when verbose is on, or the last "result" line of
+// --output-format stream-json.
+func claudeResult(stdout []byte) (claudeOutput, error) {
 	var o claudeOutput
 	if trimmed := bytes.TrimSpace(stdout); len(trimmed) > 0 && trimmed[0] == '[' {
 		// With verbose on (--verbose, or "verbose" in its settings)
@@ -134,7 +138,7 @@ func parseClaude(stdout []byte) (parsed, error) {
 		// array, the result last.
 		var list []json.RawMessage
 		if err := decodeOne(stdout, &list); err != nil {
-			return parsed{}, err
+			return o, err
 		}
 		found := false
 		for i := len(list) - 1; i >= 0 && !found; i-- {
@@ -143,13 +147,13 @@ func parseClaude(stdout []byte) (parsed, error) {
 			}
 			if json.Unmarshal(list[i], &ev) == nil && ev.Type == "result" {
 				if err := json.Unmarshal(list[i], &o); err != nil {
-					return parsed{}, fmt.Errorf("result element: %v", err)
+					return o, fmt.Errorf("result element: %v", err)
 				}
 				found = true
 			}
 		}
 		if !found {
-			return parsed{}, errors.New("no element of type \"result\" in the JSON array")
+			return o, errors.New("no element of type \"result\" in the JSON array")
 		}
 	} else if err := decodeOne(stdout, &o); err != nil {
 		// `--output-format stream-json` prints one event per line and
@@ -157,16 +161,24 @@ func parseClaude(stdout []byte) (parsed, error) {
 		if line, ok := lastEventLine(stdout, "result"); ok {
 			o = claudeOutput{}
 			if err := json.Unmarshal(line, &o); err != nil {
-				return parsed{}, fmt.Errorf("result line: %v", err)
+				return o, fmt.Errorf("result line: %v", err)
 			}
 		} else if isStream(stdout) {
-			return parsed{}, errors.New(`the stream has no "result" event (it ended before its result)`)
+			return o, errors.New(`the stream has no "result" event (it ended before its result)`)
 		} else {
 			o = claudeOutput{}
 			if err := decodeAfterPreamble(stdout, &o); err != nil {
-				return parsed{}, err
+				return o, err
 			}
 		}
+	}
+	return o, nil
+}
+
+func parseClaude(stdout []byte) (parsed, error) {
+	o, err := claudeResult(stdout)
+	if err != nil {
+		return parsed{}, err
 	}
 	p := parsed{turns: o.NumTurns, sessionID: o.SessionID}
 	if o.Usage != nil {
