@@ -334,6 +334,9 @@ warning: proxy configuration ignored
 		// into an array of the session's messages.
 		{name: "claude json array", format: "claude-json", stdout: `[{"type":"system","subtype":"hook_response","session_id":"s-a","hook_name":"SessionStart:Callback","stdout":"","stderr":""},{"type":"system","subtype":"init","cwd":"/p","session_id":"s-a","tools":["Bash"],"model":"claude-opus-4-5-20251101"},{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]},"session_id":"s-a"},{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"hi","session_id":"s-a","total_cost_usd":0.003,"usage":{"input_tokens":4,"cache_read_input_tokens":0,"cache_creation_input_tokens":10,"output_tokens":2}}]
 `, content: "hi", in: 14, out: 2, turns: 1, cost: 0.003, hasCost: true, session: "s-a"},
+		// --json-schema: the answer is the structured output.
+		{name: "claude structured_output", format: "claude-json", stdout: `{"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"Here is the name.","structured_output":{ "name": "evalrun" },"session_id":"s","total_cost_usd":0.01,"usage":{"input_tokens":3,"output_tokens":4}}`,
+			content: `{"name":"evalrun"}`, in: 3, out: 4, turns: 2, cost: 0.01, hasCost: true, session: "s"},
 		// Claude Code before total_cost_usd.
 		{name: "claude cost_usd", format: "claude-json", stdout: `{"type":"result","subtype":"success","cost_usd":0.003,"is_error":false,"duration_ms":5443,"duration_api_ms":3709,"num_turns":1,"result":"ok","session_id":"abc-123-def"}`,
 			content: "ok", in: 1, out: 1, turns: 1, cost: 0.003, hasCost: true, session: "abc-123-def", estimated: true},

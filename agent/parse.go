@@ -115,6 +115,8 @@ type claudeOutput struct {
 	Errors   []any    `json:"errors"`
 	NumTurns int      `json:"num_turns"`
 	Cost     *float64 `json:"total_cost_usd"`
+	// StructuredOutput is the answer of a call with --json-schema.
+	StructuredOutput json.RawMessage `json:"structured_output"`
 	// OldCost is the cost field of Claude Code before total_cost_usd.
 	OldCost   *float64 `json:"cost_usd"`
 	SessionID string   `json:"session_id"`
@@ -210,6 +212,15 @@ func parseClaude(stdout []byte) (parsed, error) {
 			msg = "the agent reported an error"
 		}
 		return p, &agentReportedError{msg: msg}
+	}
+	// With --json-schema the answer is the validated structured_output
+	// (its JSON text); .result then holds a summary of it.
+	if so := bytes.TrimSpace(o.StructuredOutput); len(so) > 0 && !bytes.Equal(so, []byte("null")) {
+		var b bytes.Buffer
+		if json.Compact(&b, so) == nil {
+			p.content = b.String()
+			return p, nil
+		}
 	}
 	if o.Result == nil {
 		return parsed{}, errors.New("no \"result\" field")
