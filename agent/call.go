@@ -78,7 +78,7 @@ const (
 // role and the template's <system> text still reach the agent (unless it is
 // only the fallback role, Call.FallbackRole).
 func (d Definition) Prepare(c Call, roleFile string) (*Invocation, error) {
-	if !d.placesSystem() {
+	if !d.PlacesSystem() {
 		sys := strings.TrimLeft(strings.TrimPrefix(c.System, c.FallbackRole), "\n")
 		if sys != "" {
 			c.Prompt = sys + "\n\n" + c.Prompt
@@ -98,9 +98,10 @@ func (d Definition) Prepare(c Call, roleFile string) (*Invocation, error) {
 	return inv, nil
 }
 
-// placesSystem reports whether the command passes the system prompt
-// ({role} or {role_file}); an invalid command places nothing.
-func (d Definition) placesSystem() bool {
+// PlacesSystem reports whether the command passes the system prompt
+// ({role} or {role_file}); when it does not, Prepare puts the system
+// prompt before the user prompt. An invalid command places nothing.
+func (d Definition) PlacesSystem() bool {
 	cmd, err := ParseCommand(d.Command)
 	return err == nil && (cmd.Uses("role") || cmd.Uses("role_file"))
 }

@@ -83,7 +83,7 @@ func (e *Engine) agentSettings(ctx context.Context, cfg *config.Config) (tasksys
 	}
 	if e.dry != nil {
 		s.AgentDryRun = func(ctx context.Context, t *templates.Template, def agent.Definition, argv []string, req *handler.Request) error {
-			return e.dry.recordAgent(t, def.Name, argv, req)
+			return e.dry.recordAgent(t, def.Name, argv, req, def.PlacesSystem())
 		}
 	} else if p := opts.Provider; p != "" {
 		if pc, ok := cfg.Provider(p); ok && pc.EffectiveType(p) == config.TypeReplay {

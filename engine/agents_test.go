@@ -242,6 +242,24 @@ func TestAgentDryRun(t *testing.T) {
 			t.Errorf("prompt file lacks %q:\n%s", want, text)
 		}
 	}
+	if strings.Contains(string(text), "- system:") {
+		t.Errorf("fakeclaude places its system prompt, yet:\n%s", text)
+	}
+	// fakecodex has no {role}: the file says where the system prompt goes.
+	e = open(t, engine.Options{WorkDir: dir, Stderr: &stderr, Getenv: env(t), DryRun: true,
+		AgentOptions: engine.AgentOptions{Agent: "fakecodex"}})
+	if _, err := e.Eval(context.Background(), "<test>", `(review (focus "x"))`); err != nil {
+		t.Fatal(err)
+	}
+	files, _ = filepath.Glob(filepath.Join(dir, ".evalrun", "dry-run", "*", "001-review.md"))
+	found := false
+	for _, f := range files {
+		text, _ := os.ReadFile(f)
+		found = found || strings.Contains(string(text), "- agent: fakecodex\n- argv: ./fake-codex.sh exec --json -\n- system: sent before the user prompt (the command has no {role} or {role_file})\n")
+	}
+	if !found {
+		t.Errorf("no prompt file of fakecodex says where its system prompt goes (%v)", files)
+	}
 }
 
 // parallel-map over 20 agent calls never runs more than max_parallel = 3
