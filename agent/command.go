@@ -141,7 +141,7 @@ func (w Word) expand(vars map[string]string) string {
 	var b strings.Builder
 	for i, p := range w {
 		if p.Name == "" {
-			if i == 0 {
+			if i == 0 && (strings.HasPrefix(p.Text, "~/") || p.Text == "~" && len(w) == 1) {
 				b.WriteString(ExpandHome(p.Text))
 				continue
 			}
