@@ -211,6 +211,71 @@ func TestEnvironmentWordsAndRoleFile(t *testing.T) {
 	}
 }
 
+// A command with neither {role} nor {role_file} (codex exec -, aider
+// --message, start's "ollama run {{.model}} {{.prompt}}") gets the system
+// prompt before the user prompt, less the built-in fallback role.
+func TestSystemPromptWithoutAPlace(t *testing.T) {
+	for _, tc := range []struct {
+		name, command string
+		stdin         bool
+		call          agent.Call
+		wantArg       string
+		wantStdin     string
+	}{
+		{"stdin", "", true, agent.Call{Prompt: "Review x", System: "You are a reviewer.\n\nFocus on y."}, "", "You are a reviewer.\n\nFocus on y.\n\nReview x"},
+		{"argument", "{{.prompt}}", false, agent.Call{Prompt: "Review x", System: "You are a reviewer."}, "You are a reviewer.\n\nReview x", ""},
+		{"fallback role left out", "", true, agent.Call{Prompt: "Review x", System: "You are a helpful assistant.\n\nFocus on y.", FallbackRole: "You are a helpful assistant."}, "", "Focus on y.\n\nReview x"},
+		{"fallback role only", "", true, agent.Call{Prompt: "Review x", System: "You are a helpful assistant.", FallbackRole: "You are a helpful assistant."}, "", "Review x"},
+		{"role placed", "--sys {role} {prompt}", false, agent.Call{Prompt: "Review x", System: "You are a reviewer."}, "Review x", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "rec.json")
+			d := fake(t, tc.command, map[string]string{"FAKE_RECORD": rec})
+			d.Stdin = tc.stdin
+			tc.call.Root = t.TempDir()
+			if _, err := runner().Run(context.Background(), d, tc.call); err != nil {
+				t.Fatal(err)
+			}
+			r := readRecord(t, rec)
+			if tc.wantArg != "" && (len(r.Argv) == 0 || r.Argv[len(r.Argv)-1] != tc.wantArg) {
+				t.Errorf("argv %q, want %q last", r.Argv, tc.wantArg)
+			}
+			if r.Stdin != tc.wantStdin {
+				t.Errorf("stdin %q, want %q", r.Stdin, tc.wantStdin)
+			}
+		})
+	}
+}
+
+// A program word or bin starting with ~/ is under the home directory, as
+// start's shell has it; a ~ that comes from a placeholder value is not
+// expanded.
+func TestTildeProgram(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	exe, _ := os.Executable()
+	if err := os.MkdirAll(filepath.Join(home, ".local", "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(exe, filepath.Join(home, ".local", "bin", "claude")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []agent.Definition{
+		{Name: "a", Command: "~/.local/bin/claude -p {prompt}"},
+		{Name: "b", Bin: "~/.local/bin/claude", Command: "{{.bin}} -p {{.prompt}}"},
+	} {
+		rec := filepath.Join(t.TempDir(), "rec.json")
+		d.Env = map[string]string{"EVALRUN_FAKE_AGENT": "1", "FAKE_RECORD": rec, "FAKE_STDOUT": "ok"}
+		res, err := runner().Run(context.Background(), d, agent.Call{Prompt: "~/not-expanded", Root: t.TempDir()})
+		if err != nil {
+			t.Fatalf("%s: %v", d.Name, err)
+		}
+		if r := readRecord(t, rec); res.Content != "ok" || !slices.Equal(r.Argv, []string{"-p", "~/not-expanded"}) {
+			t.Errorf("%s: %q, argv %q", d.Name, res.Content, r.Argv)
+		}
+	}
+}
+
 func TestShellSyntaxStaysLiteral(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "rec.json")
@@ -246,8 +311,53 @@ func TestFormats(t *testing.T) {
 {"type":"turn.started"}
 {"type":"item.completed","item":{"id":"item_2","type":"command_execution","command":"ls"}}
 {"type":"item.completed","item":{"id":"item_3","type":"agent_message","text":"final answer"}}
-{"type":"turn.completed","usage":{"input_tokens":20,"cached_input_tokens":0,"output_tokens":3}}
-`, content: "final answer", in: 170, out: 10, turns: 2, session: "th_1"},
+{"type":"turn.completed","usage":{"input_tokens":220,"cached_input_tokens":150,"output_tokens":10}}
+`, content: "final answer", in: 220, out: 10, turns: 2, session: "th_1"},
+		// A retried stream is reported as an "error" event; the turn then
+		// completes. A line that is no JSON event is skipped.
+		{name: "codex reconnect", format: "codex-jsonl", stdout: `{"type":"thread.started","thread_id":"019a-77"}
+{"type":"turn.started"}
+{"type":"error","message":"Reconnecting... 1/5 (stream disconnected before completion: Transport error)"}
+warning: proxy configuration ignored
+{"type":"item.started","item":{"id":"item_0","type":"command_execution","command":"bash -lc ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}
+{"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"bash -lc ls","aggregated_output":"go.mod\n","exit_code":0,"status":"completed"}}
+{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"Done."}}
+{"type":"turn.completed","usage":{"input_tokens":24763,"cached_input_tokens":24448,"output_tokens":122}}
+`, content: "Done.", in: 24763, out: 122, turns: 1, session: "019a-77"},
+		{name: "claude stream-json", format: "claude-json", stdout: `{"type":"system","subtype":"init","cwd":"/p","session_id":"s-9","tools":["Bash"],"model":"claude-sonnet-4-5"}
+{"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},"session_id":"s-9"}
+{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":"go.mod"}]},"session_id":"s-9"}
+{"type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","content":[{"type":"text","text":"One file."}]},"session_id":"s-9"}
+{"type":"result","subtype":"success","is_error":false,"duration_ms":3000,"num_turns":3,"result":"One file.","session_id":"s-9","total_cost_usd":0.02,"usage":{"input_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":9}}
+`, content: "One file.", in: 105, out: 9, turns: 3, cost: 0.02, hasCost: true, session: "s-9"},
+		// --verbose (or verbose in Claude Code's settings) turns json
+		// into an array of the session's messages.
+		{name: "claude json array", format: "claude-json", stdout: `[{"type":"system","subtype":"hook_response","session_id":"s-a","hook_name":"SessionStart:Callback","stdout":"","stderr":""},{"type":"system","subtype":"init","cwd":"/p","session_id":"s-a","tools":["Bash"],"model":"claude-opus-4-5-20251101"},{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]},"session_id":"s-a"},{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"hi","session_id":"s-a","total_cost_usd":0.003,"usage":{"input_tokens":4,"cache_read_input_tokens":0,"cache_creation_input_tokens":10,"output_tokens":2}}]
+`, content: "hi", in: 14, out: 2, turns: 1, cost: 0.003, hasCost: true, session: "s-a"},
+		// --json-schema: the answer is the structured output.
+		{name: "claude structured_output", format: "claude-json", stdout: `{"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"Here is the name.","structured_output":{ "name": "evalrun" },"session_id":"s","total_cost_usd":0.01,"usage":{"input_tokens":3,"output_tokens":4}}`,
+			content: `{"name":"evalrun"}`, in: 3, out: 4, turns: 2, cost: 0.01, hasCost: true, session: "s"},
+		// Claude Code before total_cost_usd.
+		{name: "claude cost_usd", format: "claude-json", stdout: `{"type":"result","subtype":"success","cost_usd":0.003,"is_error":false,"duration_ms":5443,"duration_api_ms":3709,"num_turns":1,"result":"ok","session_id":"abc-123-def"}`,
+			content: "ok", in: 1, out: 1, turns: 1, cost: 0.003, hasCost: true, session: "abc-123-def", estimated: true},
+		{name: "gemini thoughts", format: "gemini-json", stdout: `{
+  "session_id": "g-1",
+  "response": "Paris.",
+  "stats": {"models": {"gemini-2.5-pro": {"tokens": {"prompt": 24939, "candidates": 20, "total": 25113, "cached": 21263, "thoughts": 154, "tool": 0}}}},
+  "error": null
+}`, content: "Paris.", in: 24939, out: 174, turns: 1, session: "g-1"},
+		// Gemini CLI 0.1 printed this notice on stdout, before the JSON.
+		{name: "gemini preamble", format: "gemini-json", stdout: "Loaded cached credentials.\n{\n  \"response\": \"Paris.\",\n  \"stats\": {\"models\": {\"m\": {\"tokens\": {\"prompt\": 5, \"candidates\": 1}}}}\n}\n",
+			content: "Paris.", in: 5, out: 1, turns: 1},
+		{name: "gemini stream-json", format: "gemini-json", stdout: `{"type":"init","timestamp":"2025-10-10T12:00:00.000Z","session_id":"g-2","model":"gemini-2.5-flash"}
+{"type":"message","timestamp":"2025-10-10T12:00:00.000Z","role":"user","content":"List files"}
+{"type":"message","timestamp":"2025-10-10T12:00:01.000Z","role":"assistant","content":"Let me look.","delta":true}
+{"type":"tool_use","timestamp":"2025-10-10T12:00:01.000Z","tool_name":"list_directory","tool_id":"t1","parameters":{"dir_path":"."}}
+{"type":"tool_result","timestamp":"2025-10-10T12:00:02.000Z","tool_id":"t1","status":"success","output":"go.mod"}
+{"type":"message","timestamp":"2025-10-10T12:00:03.000Z","role":"assistant","content":"There is ","delta":true}
+{"type":"message","timestamp":"2025-10-10T12:00:03.000Z","role":"assistant","content":"one file.","delta":true}
+{"type":"result","timestamp":"2025-10-10T12:00:03.000Z","status":"success","stats":{"total_tokens":300,"input_tokens":250,"output_tokens":50,"cached":0,"input":250,"duration_ms":3000,"tool_calls":1}}
+`, content: "There is one file.", in: 250, out: 50, turns: 1, session: "g-2"},
 		{name: "gemini", format: "gemini-json",
 			stdout:  `{"response":"Paris.","stats":{"models":{"gemini-2.5-pro":{"api":{"totalRequests":2},"tokens":{"prompt":24939,"candidates":20,"total":25113,"cached":21263}},"gemini-2.5-flash":{"tokens":{"prompt":61,"candidates":5}}},"tools":{"totalCalls":1}}}`,
 			content: "Paris.", in: 25000, out: 25, turns: 1},
@@ -288,6 +398,13 @@ func TestFailures(t *testing.T) {
 			kind: "agent_error", msg: "agent 'fake' printed no valid claude-json: text after the JSON object at offset 15"},
 		{name: "claude no result", format: "claude-json", stdout: `{"type":"result"}`,
 			kind: "agent_error", msg: `agent 'fake' printed no valid claude-json: no "result" field`},
+		{name: "claude array without result", format: "claude-json", stdout: `[{"type":"system","subtype":"init"}]`,
+			kind: "agent_error", msg: `agent 'fake' printed no valid claude-json: no element of type "result" in the JSON array`},
+		// A stream cut before its result line (the agent was killed).
+		{name: "claude stream cut short", format: "claude-json", stdout: "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n{\"type\":\"assistant\",\"message\":{\"content\":[]}}\n{\"type\":\"resu",
+			kind: "agent_error", msg: `agent 'fake' printed no valid claude-json: the stream has no "result" event (it ended before its result)`},
+		{name: "gemini stream cut short", format: "gemini-json", stdout: "{\"type\":\"init\",\"session_id\":\"g\",\"model\":\"m\"}\n{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"Par\",\"delta\":true}\n",
+			kind: "agent_error", msg: `agent 'fake' printed no valid gemini-json: the stream has no "result" event (it ended before its result)`},
 		{name: "claude empty", format: "claude-json", kind: "agent_error", msg: "agent 'fake' printed no valid claude-json: empty output"},
 		{name: "codex turn.failed", format: "codex-jsonl", stdout: `{"type":"thread.started","thread_id":"t"}
 {"type":"turn.started"}
@@ -301,6 +418,32 @@ func TestFailures(t *testing.T) {
 			kind: "agent_error", msg: "agent 'fake' printed no valid codex-jsonl: no item.completed event with an agent_message item"},
 		{name: "gemini error", format: "gemini-json", stdout: `{"error":{"type":"ApiError","message":"Quota exceeded for gemini-2.5-pro","code":429}}`, exit: "0",
 			kind: "agent_error", msg: "Quota exceeded for gemini-2.5-pro"},
+		// Claude Code 2.x at --max-turns: no "result", the message in
+		// "errors", exit status 1.
+		{name: "claude error_max_turns", format: "claude-json", exit: "1",
+			stdout: `{"type":"result","subtype":"error_max_turns","is_error":true,"duration_ms":5000,"num_turns":2,"session_id":"s","total_cost_usd":0.01,"usage":{"input_tokens":3,"output_tokens":4},"errors":["Reached maximum number of turns (1)"]}` + "\n",
+			kind:   "agent_error", msg: "agent 'fake' exited with status 1: Reached maximum number of turns (1)", code: 1},
+		// Earlier versions: is_error false, no result, exit 0.
+		{name: "claude error subtype without is_error", format: "claude-json",
+			stdout: `{"type":"result","subtype":"error_max_turns","is_error":false,"num_turns":11,"session_id":"s","total_cost_usd":0.3}`,
+			kind:   "agent_error", msg: "error_max_turns"},
+		{name: "claude stream-json error", format: "claude-json", exit: "1", stderr: "warning: update available\n",
+			stdout: "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n{\"type\":\"result\",\"subtype\":\"error_during_execution\",\"is_error\":true,\"num_turns\":0,\"errors\":[{\"message\":\"API Error: 529 Overloaded\"}]}\n",
+			kind:   "agent_error", msg: "agent 'fake' exited with status 1: API Error: 529 Overloaded", code: 1},
+		// gemini prints its error object, indented, on stderr and exits
+		// with its code.
+		{name: "gemini error on stderr", format: "gemini-json", exit: "53",
+			stderr: "Loaded cached credentials.\n{\n  \"session_id\": \"g\",\n  \"error\": {\n    \"type\": \"FatalTurnLimitedError\",\n    \"message\": \"Reached max session turns for this session.\",\n    \"code\": 53\n  }\n}\n",
+			kind:   "agent_error", msg: "agent 'fake' exited with status 53: Reached max session turns for this session.", code: 53},
+		{name: "gemini stream-json error", format: "gemini-json",
+			stdout: "{\"type\":\"init\",\"session_id\":\"g\",\"model\":\"m\"}\n{\"type\":\"error\",\"severity\":\"warning\",\"message\":\"slow\"}\n{\"type\":\"result\",\"status\":\"error\",\"error\":{\"type\":\"ApiError\",\"message\":\"Quota exceeded\"},\"stats\":{\"input_tokens\":1,\"output_tokens\":0}}\n",
+			kind:   "agent_error", msg: "Quota exceeded"},
+		{name: "codex error event then exit", format: "codex-jsonl", exit: "1",
+			stdout: "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"error\",\"message\":\"Reconnecting... 5/5\"}\n{\"type\":\"turn.failed\",\"error\":{\"message\":\"stream disconnected before completion: error sending request\"}}\n",
+			kind:   "agent_error", msg: "agent 'fake' exited with status 1: stream disconnected before completion: error sending request", code: 1},
+		// An interrupted turn: codex prints no terminal event for it.
+		{name: "codex interrupted turn", format: "codex-jsonl", stdout: "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"agent_message\",\"text\":\"I will now\"}}\n",
+			kind: "agent_error", msg: "agent 'fake' printed no valid codex-jsonl: the last turn.started has no turn.completed (the turn was interrupted)"},
 		{name: "gemini no response", format: "gemini-json", stdout: `{"stats":{}}`,
 			kind: "agent_error", msg: `agent 'fake' printed no valid gemini-json: no "response" field`},
 	}
@@ -320,6 +463,19 @@ func TestFailures(t *testing.T) {
 				t.Errorf("ReasonOf = %s", agent.ReasonOf(err))
 			}
 		})
+	}
+}
+
+// A call the agent reports as failed still counts the tokens and cost the
+// agent reported.
+func TestFailedCallKeepsReportedUsage(t *testing.T) {
+	d := fake(t, "", map[string]string{"FAKE_EXIT": "1", "FAKE_STDOUT": `{"type":"result","subtype":"error_max_turns","is_error":true,"num_turns":2,"session_id":"s","total_cost_usd":0.25,"usage":{"input_tokens":10,"cache_read_input_tokens":90,"output_tokens":40},"errors":["Reached maximum number of turns (1)"]}`})
+	d.Format = agent.FormatClaudeJSON
+	_, err := runner().Run(context.Background(), d, agent.Call{Prompt: "q", Root: t.TempDir()})
+	ae := agentError(t, err)
+	r := ae.Result
+	if r == nil || r.Usage != (agent.Usage{InputTokens: 100, OutputTokens: 40}) || !r.HasCost || r.CostUSD != 0.25 || r.Turns != 2 || r.SessionID != "s" {
+		t.Fatalf("result of the failed call: %+v", r)
 	}
 }
 
@@ -459,6 +615,34 @@ func TestLeftoverGrandchildIsKilled(t *testing.T) {
 		t.Fatalf("pids %v", p)
 	}
 	assertGone(t, p[0], p[1])
+}
+
+// A process that left the agent's process group and holds its stdout open
+// (a daemon) does not keep the call waiting beyond the grace period.
+func TestDaemonHoldingStdout(t *testing.T) {
+	pids := filepath.Join(t.TempDir(), "pids")
+	d := fake(t, "", map[string]string{"FAKE_MODE": "daemon", "FAKE_STDOUT": "answer", "FAKE_PIDFILE": pids})
+	t.Cleanup(func() {
+		b, _ := os.ReadFile(pids)
+		for _, l := range strings.Fields(string(b)) {
+			if pid, _ := strconv.Atoi(l); pid > 0 {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	r := runner()
+	r.Grace = 300 * time.Millisecond
+	begin := time.Now()
+	res, err := r.Run(context.Background(), d, agent.Call{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Content != "answer" {
+		t.Errorf("content %q", res.Content)
+	}
+	if el := time.Since(begin); el > 3*time.Second {
+		t.Errorf("the call took %v", el)
+	}
 }
 
 func TestMaxParallel(t *testing.T) {

@@ -14,6 +14,11 @@ type Call struct {
 	// System is the system prompt: the role and the template's <system>
 	// text ({role}, {role_file}).
 	System string
+	// FallbackRole is the start of System that is only the built-in
+	// fallback role ("You are a helpful assistant."), "" when a role was
+	// chosen: a command without {role} or {role_file} gets the rest of
+	// System before its prompt, not this.
+	FallbackRole string
 	// Model is the model name before the definition's models map; empty
 	// means the definition's default model.
 	Model string
@@ -66,7 +71,19 @@ const (
 // Prepare builds the invocation of a call: the command's words with the
 // placeholders replaced, roleFile standing for {role_file}. A prompt over
 // 100 KiB given as an argument fails with input_validation_failure.
+//
+// A command with neither {role} nor {role_file} (codex exec, aider, most
+// commands written for start) has no place for the system prompt: it is
+// then put before the user prompt, separated by a blank line, so that the
+// role and the template's <system> text still reach the agent (unless it is
+// only the fallback role, Call.FallbackRole).
 func (d Definition) Prepare(c Call, roleFile string) (*Invocation, error) {
+	if !d.PlacesSystem() {
+		sys := strings.TrimLeft(strings.TrimPrefix(c.System, c.FallbackRole), "\n")
+		if sys != "" {
+			c.Prompt = sys + "\n\n" + c.Prompt
+		}
+	}
 	inv, err := d.expand(c, c.Prompt, roleFile)
 	if err != nil {
 		return nil, err
@@ -79,6 +96,14 @@ func (d Definition) Prepare(c Call, roleFile string) (*Invocation, error) {
 		inv.Stdin = c.Prompt
 	}
 	return inv, nil
+}
+
+// PlacesSystem reports whether the command passes the system prompt
+// ({role} or {role_file}); when it does not, Prepare puts the system
+// prompt before the user prompt. An invalid command places nothing.
+func (d Definition) PlacesSystem() bool {
+	cmd, err := ParseCommand(d.Command)
+	return err == nil && (cmd.Uses("role") || cmd.Uses("role_file"))
 }
 
 // Display returns the invocation's words as the journal and dry-run files
@@ -110,7 +135,7 @@ func (d Definition) expand(c Call, prompt, roleFile string) (*Invocation, error)
 	}
 	vars := map[string]string{
 		"prompt": prompt, "role": c.System, "role_file": roleFile, "model": d.Model(c.Model),
-		"date": c.Date, "instructions": c.Instructions, "task": c.Task, "root": c.Root, "bin": bin,
+		"date": c.Date, "instructions": c.Instructions, "task": c.Task, "root": c.Root, "bin": ExpandHome(bin),
 	}
 	inv := &Invocation{UsesPrompt: cmd.Uses("prompt") && !d.Stdin, UsesRoleFile: cmd.Uses("role_file")}
 	for _, k := range slices.Sorted(maps.Keys(d.Env)) {

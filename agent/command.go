@@ -3,9 +3,11 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 
+	"github.com/evalrun/evalrun/internal/gotmpl"
 	"github.com/evalrun/evalrun/internal/shellwords"
 )
 
@@ -49,11 +51,26 @@ type Part struct {
 	Name string
 }
 
+// CommandError is an error in a command line: Offset is the byte offset in
+// the line of what it concerns, so that a configuration error can point at
+// the placeholder inside the string.
+type CommandError struct {
+	Offset int
+	Msg    string
+}
+
+// Error returns the message.
+func (e *CommandError) Error() string { return e.Msg }
+
 // ParseCommand splits a command line with POSIX quoting rules and finds the
 // placeholders in each word. Only quoting is interpreted: '…', "…" (where a
 // backslash escapes $ ` " \ and newline) and a backslash outside quotes;
-// every other character, | ; $( included, is literal text.
+// every other character, | ; $( included, is literal text. A placeholder
+// error is a *CommandError.
 func ParseCommand(line string) (Command, error) {
+	if err := checkBraces(line); err != nil {
+		return Command{}, err
+	}
 	// start's {{ .name }} may hold blanks; it is the placeholder {name}
 	// whatever the quoting around it.
 	line = spacedPlaceholder.ReplaceAllString(line, "{$1}")
@@ -117,17 +134,37 @@ func (c Command) Program() string {
 }
 
 // expand substitutes vars into the word. An unset name is an error the
-// validation prevented.
+// validation prevented. A word whose literal text starts with ~/ (or is ~)
+// has it replaced by the home directory, as a shell would: start runs its
+// commands with one, so "~/.local/bin/claude" works there.
 func (w Word) expand(vars map[string]string) string {
 	var b strings.Builder
-	for _, p := range w {
+	for i, p := range w {
 		if p.Name == "" {
+			if i == 0 && (strings.HasPrefix(p.Text, "~/") || p.Text == "~" && len(w) == 1) {
+				b.WriteString(ExpandHome(p.Text))
+				continue
+			}
 			b.WriteString(p.Text)
 		} else {
 			b.WriteString(vars[p.Name])
 		}
 	}
 	return b.String()
+}
+
+// ExpandHome replaces a leading ~/ (or a sole ~) of s with the user's home
+// directory; s is returned unchanged when there is none or no home is
+// known.
+func ExpandHome(s string) string {
+	if s != "~" && !strings.HasPrefix(s, "~/") {
+		return s
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return s
+	}
+	return home + s[1:]
 }
 
 // soleName returns the placeholder name when the word is exactly one
@@ -152,6 +189,47 @@ func envAssignment(w string) (name, val string, ok bool) {
 		}
 	}
 	return w[:eq], w[eq+1:], true
+}
+
+// checkBraces checks the placeholders of a command line as written, before
+// it is split, so that an error has the offset of its placeholder. Every
+// Go template action ({{…}}, start's syntax) must be a placeholder
+// {{.NAME}} (package gotmpl).
+func checkBraces(line string) error {
+	for i := 0; i < len(line); i++ {
+		if line[i] != '{' {
+			continue
+		}
+		if n, name, err, ok := gotmpl.Action(line[i:]); ok {
+			if err == nil {
+				err = unknownPlaceholder(name, line[i:i+n])
+			}
+			if err != nil {
+				return &CommandError{Offset: i, Msg: err.Error()}
+			}
+			i += n - 1
+			continue
+		}
+		if name, n := matchPlaceholder(line[i:]); n > 0 {
+			if err := unknownPlaceholder(name, line[i:i+n]); err != nil {
+				return &CommandError{Offset: i, Msg: err.Error()}
+			}
+			i += n - 1
+		}
+	}
+	return nil
+}
+
+// unknownPlaceholder returns the error for a placeholder name that is not
+// known, nil for a known one; as is the placeholder as written.
+func unknownPlaceholder(name, as string) error {
+	if knownPlaceholder(name) {
+		return nil
+	}
+	if name == "system_prompt" {
+		return fmt.Errorf("unknown placeholder %s (start's earlier name of the role: write {role})", as)
+	}
+	return fmt.Errorf("unknown placeholder %s (known: {%s})", as, strings.Join(Placeholders, "}, {"))
 }
 
 // checkPlaceholders reports the first unknown placeholder of s.

@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ func TestValidate(t *testing.T) {
 		{agent.Definition{Command: "   \n "}, "empty command"},
 		{agent.Definition{Command: "FOO=1 BAR=2"}, "empty command"},
 		{agent.Definition{Command: "claude --x {promt}"}, "unknown placeholder {promt} (known: {prompt}, {role}, {role_file}, {model}, {date}, {instructions}, {task}, {root}, {bin})"},
-		{agent.Definition{Command: "claude --x {{.modle}}"}, "unknown placeholder {modle}"},
+		{agent.Definition{Command: "claude --x {{.modle}}"}, "unknown placeholder {{.modle}} (known: {prompt}"},
 		{agent.Definition{Command: "claude --append-system-prompt '{system_prompt}'"}, "unknown placeholder {system_prompt} (start's earlier name of the role: write {role})"},
 		{agent.Definition{Command: "claude 'open"}, "unterminated single quote"},
 		{agent.Definition{Command: `claude "open`}, "unterminated double quote"},
@@ -29,12 +30,55 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := tt.def.Validate()
+		if err != nil && strings.Contains(err.Error(), "placeholder") && !strings.HasPrefix(err.Error(), "read_only_args") {
+			var ce *agent.CommandError
+			if !errors.As(err, &ce) {
+				t.Errorf("%q: %v is no *agent.CommandError", tt.def.Command, err)
+			}
+		}
 		got := ""
 		if err != nil {
 			got = err.Error()
 		}
 		if tt.want == "" && got != "" || tt.want != "" && !strings.HasPrefix(got, tt.want) {
 			t.Errorf("%q: got %q, want %q", tt.def.Command, got, tt.want)
+		}
+	}
+}
+
+// Commands written for start are Go templates: an action of that language,
+// a capitalised or unclosed placeholder fails with the offset of what is
+// wrong, instead of reaching the agent as literal text.
+func TestTemplateActionsAreErrors(t *testing.T) {
+	tests := []struct {
+		command string
+		offset  int
+		msg     string
+	}{
+		{"{{.bin}} {{if .model}}--model {{.model}}{{end}} {{.prompt}}", 9,
+			"unsupported template action {{if .model}}: only placeholders {{.NAME}} are replaced (no if, range, pipes, functions or {{- trim markers)"},
+		{`claude {{.prompt | printf "%q"}}`, 7, `unsupported template action {{.prompt | printf "%q"}}`},
+		{"claude {{- .prompt -}}", 7, "unsupported template action {{- .prompt -}}"},
+		{"{{.Bin}} {{.prompt}}", 0, "unknown placeholder {{.Bin}} (placeholders are lower case: {{.bin}})"},
+		{"claude --model {{.model}} {{.prompt}", 26, "unclosed {{ (a placeholder is {{.NAME}} or {NAME})"},
+		{"claude {{ .promt }}", 7, "unknown placeholder {{ .promt }} (known: {prompt}"},
+		{"claude -p {prompt} --x {promt}", 23, "unknown placeholder {promt} (known: {prompt}"},
+	}
+	for _, tt := range tests {
+		_, err := agent.ParseCommand(tt.command)
+		var ce *agent.CommandError
+		if !errors.As(err, &ce) {
+			t.Errorf("%q: got %v, want a *agent.CommandError", tt.command, err)
+			continue
+		}
+		if ce.Offset != tt.offset || !strings.HasPrefix(ce.Msg, tt.msg) {
+			t.Errorf("%q: got offset %d %q\nwant offset %d %q", tt.command, ce.Offset, ce.Msg, tt.offset, tt.msg)
+		}
+	}
+	// Double braces that start no action stay literal text.
+	for _, ok := range []string{`tool --json '{{"a":1}}' {{}} {prompt}`, "tool {{ }} x"} {
+		if _, err := agent.ParseCommand(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
 		}
 	}
 }

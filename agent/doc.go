@@ -30,9 +30,23 @@
 //     the agent's own default model applies.
 //   - Display (the journal's and dry run's argv) leaves out the
 //     definition's env, which may hold secrets.
-//   - A non-zero exit whose stderr is empty reports the error the format
-//     parser found in stdout (claude's .result, codex's turn.failed) instead.
-//   - A codex-jsonl stream without an agent_message item is a parse failure.
+//   - A non-zero exit reports the error the agent printed in its format
+//     (claude's .result or .errors, codex's turn.failed, gemini's error
+//     object on stderr) instead of the last stderr line.
+//   - A codex-jsonl stream without an agent_message item, or whose last
+//     turn.started has no turn.completed, is a parse failure; an "error"
+//     event fails the call only when no turn completes after it; the usage
+//     is that of the last turn.completed (codex reports the thread's total).
+//   - claude-json and gemini-json also read the streaming forms of their
+//     programs, Claude Code's verbose JSON array, and skip lines printed
+//     before the JSON.
+//   - A failed call keeps the usage and cost its output reported.
+//   - A command without {role} or {role_file} gets the system prompt before
+//     the user prompt (Call.FallbackRole left out).
+//   - A word or Bin starting with ~/ is under the home directory.
+//   - start's Go template actions other than {{.NAME}} are errors.
+//   - A process outside the group holding the output open is not waited
+//     for beyond the grace period.
 //
 // Example:
 //

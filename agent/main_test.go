@@ -98,6 +98,17 @@ func fakeAgent() int {
 	case "orphan":
 		// Exit at once, leaving a grandchild asleep in the group.
 		spawnGrandchild()
+	case "daemon":
+		// Exit at once, leaving a process in a session of its own that
+		// holds stdout open.
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "FAKE_MODE=sleep")
+		cmd.Stdout = os.Stdout
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "spawn:", err)
+			return 9
+		}
 	}
 	fmt.Fprint(os.Stderr, os.Getenv("FAKE_STDERR"))
 	fmt.Print(os.Getenv("FAKE_STDOUT"))

@@ -203,29 +203,34 @@ func (r *Runner) Run(ctx context.Context, d Definition, c Call) (*Result, error)
 			Msg: fmt.Sprintf("agent '%s': output over %d MiB", d.Name, r.maxOutput()>>20)}
 	}
 	parsed, perr := parse(d.format(), out.stdout)
+	// A failed call counts what its output reported (a claude result with
+	// is_error still carries its usage and cost).
+	res.Usage, res.Turns = parsed.usage, max(parsed.turns, 1)
+	res.CostUSD, res.HasCost = parsed.cost, parsed.hasCost
+	res.SessionID = parsed.sessionID
+	var reported *agentReportedError
+	errors.As(perr, &reported)
 	if out.exit != 0 {
-		if tail == "" {
-			var ae *agentReportedError
-			if errors.As(perr, &ae) {
-				tail = ae.msg
-			}
+		// The error the agent printed as JSON (on stdout, or gemini's on
+		// stderr) says more than the last stderr line, which may be the
+		// closing brace of that JSON or an unrelated warning.
+		if se := stderrReportedError(d.format(), out.stderr); se != nil {
+			reported = se
+		}
+		if reported != nil {
+			tail = reported.msg
 		}
 		return nil, &Error{Agent: d.Name, Kind: ReasonAgent, ExitCode: out.exit, Stderr: out.stderr, Result: res,
 			Msg: exitedMessage(d.Name, out.exit, tail)}
 	}
 	if perr != nil {
-		var ae *agentReportedError
 		msg := fmt.Sprintf("agent '%s' printed no valid %s: %v", d.Name, d.format(), perr)
-		if errors.As(perr, &ae) {
-			msg = ae.msg
+		if reported != nil {
+			msg = reported.msg
 		}
 		return nil, &Error{Agent: d.Name, Kind: ReasonAgent, ExitCode: 0, Stderr: out.stderr, Result: res, Msg: msg, err: perr}
 	}
 	res.Content = parsed.content
-	res.Usage = parsed.usage
-	res.Turns = max(parsed.turns, 1)
-	res.CostUSD, res.HasCost = parsed.cost, parsed.hasCost
-	res.SessionID = parsed.sessionID
 	if !parsed.hasUsage {
 		count := r.CountTokens
 		if count == nil {
@@ -410,9 +415,18 @@ func (r *Runner) start(ctx context.Context, d Definition, path string, inv *Invo
 	if groupAlive(pgid) {
 		k.terminate()
 	}
+	// The output ends when every writer closed it. A process that left the
+	// group (setsid, a daemon the agent started) may hold it open for
+	// ever: after the grace period the pipes are closed without it.
+	held := time.NewTimer(r.grace())
+	defer held.Stop()
 	select {
 	case <-ioDone:
 	case <-k.afterKill(time.Second):
+		outR.Close()
+		errR.Close()
+		<-ioDone
+	case <-held.C:
 		outR.Close()
 		errR.Close()
 		<-ioDone

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evalrun/evalrun/agent"
+	"github.com/evalrun/evalrun/internal/gotmpl"
 	"github.com/evalrun/evalrun/internal/suggest"
 )
 
@@ -92,7 +94,10 @@ type ContextDef struct {
 	Name        string
 	Description string
 	Required    bool
-	Tags        []string
+	// Default is start's default = true: the context is selected by the
+	// pseudo-tag "default" (--context default), as in start.
+	Default bool
+	Tags    []string
 	UTD
 	Origin
 }
@@ -168,11 +173,17 @@ type rawAgent struct {
 	Stdin        *bool             `toml:"stdin"`
 	Format       *string           `toml:"format"`
 	DefaultModel *string           `toml:"default_model"`
-	Models       map[string]string `toml:"models"`
+	Models       map[string]any    `toml:"models"`
 	Timeout      *string           `toml:"timeout"`
 	MaxParallel  *int64            `toml:"max_parallel"`
 	Env          map[string]string `toml:"env"`
 	ReadOnlyArgs []string          `toml:"read_only_args"`
+	// Keys of start's agent definitions that describe the agent and that
+	// evalrun accepts and does not use.
+	Tags      []string `toml:"tags"`
+	Origin    *string  `toml:"origin"`
+	URL       *string  `toml:"url"`
+	ModelsURL *string  `toml:"models_url"`
 }
 
 type rawUTD struct {
@@ -180,14 +191,31 @@ type rawUTD struct {
 	Command        *string `toml:"command"`
 	Shell          *string `toml:"shell"`
 	CommandTimeout any     `toml:"command_timeout"`
-	Prompt         *string `toml:"prompt"`
+	// Timeout is start's name of command_timeout in its CUE schema.
+	Timeout any     `toml:"timeout"`
+	Prompt  *string `toml:"prompt"`
+	// Tags and Origin are start's descriptive keys, accepted and unused.
+	Tags   []string `toml:"tags"`
+	Origin *string  `toml:"origin"`
+}
+
+// timeout returns command_timeout, else start's timeout.
+func (u *rawUTD) timeout() any {
+	if u.CommandTimeout != nil {
+		return u.CommandTimeout
+	}
+	return u.Timeout
 }
 
 type rawContextDef struct {
 	rawUTD
-	Description *string  `toml:"description"`
-	Required    *bool    `toml:"required"`
-	Tags        []string `toml:"tags"`
+	Description *string `toml:"description"`
+	Required    *bool   `toml:"required"`
+	// Default is start's "include in a plain session": evalrun has no
+	// such session; as in start, such a context is selected by the
+	// pseudo-tag "default" (a task call takes the required contexts and
+	// those named with --context, as start task does).
+	Default *bool `toml:"default"`
 }
 
 type rawTask struct {
@@ -205,11 +233,14 @@ func init() {
 		"agents": "a table", "agents.*": "a table",
 		"agents.*.description": "a string", "agents.*.command": "a string", "agents.*.bin": "a string",
 		"agents.*.stdin": "a boolean", "agents.*.format": "a string", "agents.*.default_model": "a string",
-		"agents.*.models": "a table of strings", "agents.*.timeout": `a duration string such as "30m"`,
+		"agents.*.models": "a table of model ids (strings, or tables with id)", "agents.*.timeout": `a duration string such as "30m"`,
 		"agents.*.max_parallel": "an integer", "agents.*.env": "a table of strings",
 		"agents.*.read_only_args": "an array of strings",
-		"roles.*.description":     "a string",
-		"contexts":                "a table", "contexts.*": "a table", "contexts.*.description": "a string",
+		"agents.*.tags":           "an array of strings", "agents.*.origin": "a string",
+		"agents.*.url": "a string", "agents.*.models_url": "a string",
+		"contexts.*.default":  "a boolean",
+		"roles.*.description": "a string",
+		"contexts":            "a table", "contexts.*": "a table", "contexts.*.description": "a string",
 		"contexts.*.required": "a boolean", "contexts.*.tags": "an array of strings",
 		"tasks": "a table", "tasks.*": "a table", "tasks.*.alias": "a string", "tasks.*.description": "a string",
 		"tasks.*.role": "a string", "tasks.*.agent": "a string", "tasks.*.model": "a string",
@@ -222,6 +253,9 @@ func init() {
 		keyKinds[t+".*.shell"] = "a string"
 		keyKinds[t+".*.command_timeout"] = "an integer (seconds) or a duration string"
 		keyKinds[t+".*.prompt"] = "a string"
+		keyKinds[t+".*.timeout"] = "an integer (seconds) or a duration string"
+		keyKinds[t+".*.tags"] = "an array of strings"
+		keyKinds[t+".*.origin"] = "a string"
 	}
 }
 
@@ -272,7 +306,13 @@ func (f *file) validateAgentTables(raw *rawFile) ErrorList {
 			}
 		}
 		if err := def.Validate(); err != nil {
-			add(sub("command"), "%v", err)
+			e := f.errorAt(sub("command"), "%s: %v", keyPath(sub("command")), err)
+			var ce *agent.CommandError
+			if errors.As(err, &ce) {
+				// Point at the placeholder inside the string.
+				e.Pos = f.inString(sub("command"), ce.Offset)
+			}
+			errs = append(errs, e)
 		}
 		for i, arg := range a.ReadOnlyArgs {
 			if err := (agent.Definition{Command: "x " + arg}).Validate(); err != nil && strings.Contains(err.Error(), "placeholder") {
@@ -296,6 +336,12 @@ func (f *file) validateAgentTables(raw *rawFile) ErrorList {
 		}
 		if a.DefaultModel != nil && strings.TrimSpace(*a.DefaultModel) == "" {
 			add(sub("default_model"), "must not be empty")
+		}
+		for _, k := range sortedKeys(a.Models) {
+			if _, ok := modelID(a.Models[k]); !ok {
+				p := append(sub("models"), k)
+				add(p, "expected a model id string, or a table with id = \"MODEL-ID\" (start's form)")
+			}
 		}
 	}
 	for _, name := range sortedKeys(raw.Roles) {
@@ -368,7 +414,30 @@ func (f *file) validateUTD(base []string, u *rawUTD, placeholders []string) Erro
 	var errs ErrorList
 	sub := func(k string) []string { return append(slices.Clone(base), k) }
 	if u.Prompt != nil {
+		// start's {{.name}}: a known name, or an error at its column.
+		p := *u.Prompt
+		failed := false
+		for i := 0; i < len(p) && !failed; i++ {
+			n, name, err, ok := gotmpl.Action(p[i:])
+			if !ok {
+				continue
+			}
+			if err == nil && !slices.Contains(placeholders, name) {
+				err = unknownUTDPlaceholder(p[i:i+n], name, placeholders)
+			}
+			if err != nil {
+				e := f.errorAt(sub("prompt"), "%s: %v", keyPath(sub("prompt")), err)
+				e.Pos = f.inString(sub("prompt"), i)
+				errs = append(errs, e)
+				failed = true
+				continue
+			}
+			i += n - 1
+		}
 		for _, m := range braceNameRE.FindAllStringSubmatch(*u.Prompt, -1) {
+			if failed {
+				break
+			}
 			if !slices.Contains(placeholders, m[1]) {
 				msg := fmt.Sprintf("%s: unknown placeholder {%s}", keyPath(sub("prompt")), m[1])
 				if s := suggest.Closest(m[1], placeholders); s != "" {
@@ -388,10 +457,41 @@ func (f *file) validateUTD(base []string, u *rawUTD, placeholders []string) Erro
 			errs = append(errs, f.errorAt(sub(k.key), "%s: must not be empty", keyPath(sub(k.key))))
 		}
 	}
-	if _, err := utdTimeout(u.CommandTimeout); err != nil {
-		errs = append(errs, f.errorAt(sub("command_timeout"), "%s: %v", keyPath(sub("command_timeout")), err))
+	if u.CommandTimeout != nil && u.Timeout != nil {
+		errs = append(errs, f.errorAt(sub("timeout"), "%s: give one of command_timeout and timeout (start's name of it)", keyPath(sub("timeout"))))
+	} else if _, err := utdTimeout(u.timeout()); err != nil {
+		key := "command_timeout"
+		if u.CommandTimeout == nil {
+			key = "timeout"
+		}
+		errs = append(errs, f.errorAt(sub(key), "%s: %v", keyPath(sub(key)), err))
 	}
 	return errs
+}
+
+// unknownUTDPlaceholder is the error of a placeholder, as written, that the
+// prompt does not know.
+func unknownUTDPlaceholder(as, name string, placeholders []string) error {
+	if s := suggest.Closest(name, placeholders); s != "" {
+		return fmt.Errorf("unknown placeholder %s (did you mean {%s}?)", as, s)
+	}
+	return fmt.Errorf("unknown placeholder %s (known: {%s})", as, strings.Join(placeholders, "}, {"))
+}
+
+// singleBraces writes start's placeholders {{.name}} of a validated prompt
+// as {name}, the form evalrun replaces.
+func singleBraces(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		if n, name, err, ok := gotmpl.Action(p[i:]); ok && err == nil {
+			b.WriteString("{" + name + "}")
+			i += n
+			continue
+		}
+		b.WriteByte(p[i])
+		i++
+	}
+	return b.String()
 }
 
 // utdTimeout reads command_timeout: integer seconds (start's form) or a
@@ -422,7 +522,8 @@ func utdFrom(u rawUTD) UTD {
 	setString(&out.Command, u.Command)
 	setString(&out.Shell, u.Shell)
 	setString(&out.Prompt, u.Prompt)
-	out.CommandTimeout, _ = utdTimeout(u.CommandTimeout) // validated
+	out.Prompt = singleBraces(out.Prompt)
+	out.CommandTimeout, _ = utdTimeout(u.timeout()) // validated
 	return out
 }
 
@@ -453,7 +554,8 @@ func (m *merger) overlayAgentTables(f *file, raw *rawFile) {
 	for _, name := range sortedKeys(raw.AgentsRaw) {
 		a := raw.AgentsRaw[name]
 		o := m.originOf(f, "agents", name)
-		d := agent.Definition{Name: name, Command: *a.Command, Models: a.Models, Env: a.Env,
+		models := modelIDs(a.Models)
+		d := agent.Definition{Name: name, Command: *a.Command, Models: models, Env: a.Env,
 			ReadOnlyArgs: slices.Clone(a.ReadOnlyArgs), Scope: o.Scope, Source: fmt.Sprintf("%s:%d", o.Path, o.Line)}
 		setString(&d.Description, a.Description)
 		setString(&d.Bin, a.Bin)
@@ -464,7 +566,7 @@ func (m *merger) overlayAgentTables(f *file, raw *rawFile) {
 			d.Format = agent.Format(*a.Format)
 		}
 		if !setString(&d.DefaultModel, a.DefaultModel) {
-			d.DefaultModel = f.firstKey([]string{"agents", name, "models"}, a.Models)
+			d.DefaultModel = f.firstKey([]string{"agents", name, "models"}, models)
 		}
 		if a.Timeout != nil {
 			d.Timeout, _ = parseDuration(*a.Timeout) // validated
@@ -497,6 +599,9 @@ func (m *merger) overlayAgentTables(f *file, raw *rawFile) {
 		setString(&cd.Description, x.Description)
 		if x.Required != nil {
 			cd.Required = *x.Required
+		}
+		if x.Default != nil {
+			cd.Default = *x.Default
 		}
 		c.Contexts = slices.DeleteFunc(c.Contexts, func(o ContextDef) bool { return o.Name == name })
 		c.Contexts = append(c.Contexts, cd)
@@ -563,4 +668,29 @@ func (f *file) firstKey(path []string, m map[string]string) string {
 		}
 	}
 	return first
+}
+
+// modelID reads a value of an agent's models table: a model id, or start's
+// table form { id = "MODEL-ID" } (other keys of it are descriptive).
+func modelID(v any) (string, bool) {
+	switch t := v.(type) {
+	case string:
+		return t, true
+	case map[string]any:
+		id, ok := t["id"].(string)
+		return id, ok
+	}
+	return "", false
+}
+
+// modelIDs maps an agent's models table to model ids, nil for none.
+func modelIDs(m map[string]any) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k], _ = modelID(v) // validated
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -174,13 +175,110 @@ func TestAgentTablesLocalOnly(t *testing.T) {
 	}
 }
 
+// The descriptive keys of start's asset schemas (tags, origin, an agent's
+// url and models_url), its UTD key timeout, a context's default and its
+// { id = … } model tables are accepted as pasted.
+func TestStartAssetKeys(t *testing.T) {
+	p := write(t, t.TempDir(), "c.toml", `[agents.claude]
+bin = "claude"
+command = "{{.bin}} --model {{.model}} --append-system-prompt-file {{.role_file}} {{.prompt}}"
+description = "Claude Code by Anthropic - agentic coding assistant"
+url = "https://docs.claude.com/claude-code"
+models_url = "https://docs.anthropic.com/en/docs/about-claude/models"
+tags = ["anthropic", "claude", "coding", "agent"]
+origin = "start.cue.works/agents/claude"
+[agents.claude.models]
+haiku = { id = "claude-3-5-haiku-20241022", name = "Haiku" }
+sonnet = "claude-sonnet-4-20250514"
+
+[roles.golang-agent]
+description = "Go expert"
+tags = ["golang"]
+command = "go version"
+timeout = 7
+prompt = "Go: {command_output}"
+
+[contexts.project]
+default = true
+file = "./PROJECT.md"
+tags = ["project", "documentation"]
+
+[tasks.code-review]
+description = "Review code changes before committing"
+role = "golang-agent"
+agent = "claude"
+command = "git diff --staged"
+prompt = "Review: {command_output} {instructions}"
+timeout = 30
+tags = ["review", "git"]
+`)
+	cfg, err := Load("", p, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := cfg.Agents["claude"]
+	if d.Models["haiku"] != "claude-3-5-haiku-20241022" || d.Models["sonnet"] != "claude-sonnet-4-20250514" || d.DefaultModel != "haiku" {
+		t.Errorf("models %v, default %q", d.Models, d.DefaultModel)
+	}
+	if r := cfg.RoleDefs["golang-agent"]; r.CommandTimeout != 7*time.Second {
+		t.Errorf("role timeout %v", r.CommandTimeout)
+	}
+	if tk := cfg.Tasks["code-review"]; tk.CommandTimeout != 30*time.Second {
+		t.Errorf("task timeout %v", tk.CommandTimeout)
+	}
+	if len(cfg.Contexts) != 1 || cfg.Contexts[0].Required || !slices.Equal(cfg.Contexts[0].Tags, []string{"project", "documentation"}) {
+		t.Errorf("contexts %+v", cfg.Contexts)
+	}
+}
+
+// start writes the placeholders of roles, contexts and tasks as Go
+// templates, {{.name}}: they are read as {name}.
+func TestStartPlaceholdersInPrompts(t *testing.T) {
+	p := write(t, t.TempDir(), "c.toml", `[roles.r]
+prompt = "Role for {{ .model }} on {{.date}}"
+[contexts.env]
+required = true
+file = "~/context/ENVIRONMENT.md"
+prompt = "User environment context: {{.file_contents}}"
+[tasks.code-review]
+command = "git diff --staged"
+prompt = """
+Review:
+{{.command_output}}
+## Custom Instructions
+{{.instructions}} {not-a-placeholder} {{"json": 1}}
+"""
+`)
+	cfg, err := Load("", p, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.RoleDefs["r"].Prompt; got != "Role for {model} on {date}" {
+		t.Errorf("role prompt %q", got)
+	}
+	if got := cfg.Contexts[0].Prompt; got != "User environment context: {file_contents}" {
+		t.Errorf("context prompt %q", got)
+	}
+	if got := cfg.Tasks["code-review"].Prompt; got != "Review:\n{command_output}\n## Custom Instructions\n{instructions} {not-a-placeholder} {{\"json\": 1}}\n" {
+		t.Errorf("task prompt %q", got)
+	}
+}
+
 func TestAgentTableErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, text string
 		want       []string
 	}{
 		{"unknown placeholder", "[agents.a]\ncommand = \"a {promt}\"\n",
-			[]string{"c.toml:2:11: agents.a.command: unknown placeholder {promt} (known: {prompt}, {role}, {role_file}, {model}, {date}, {instructions}, {task}, {root}, {bin})"}},
+			[]string{"c.toml:2:14: agents.a.command: unknown placeholder {promt} (known: {prompt}, {role}, {role_file}, {model}, {date}, {instructions}, {task}, {root}, {bin})"}},
+		// The column is that of the placeholder in the file, past escapes
+		// of the string before it.
+		{"template action", "[agents.a]\ncommand = \"GEMINI_SYSTEM_MD=\\\"{{.role_file}}\\\" \\u00e9 {{.bin}} {{if .model}}-m {{.model}}{{end}}\"\n",
+			[]string{"c.toml:2:64: agents.a.command: unsupported template action {{if .model}}: only placeholders {{.NAME}} are replaced (no if, range, pipes, functions or {{- trim markers)"}},
+		{"capitalised placeholder in a literal string", "[agents.a]\ncommand = '{{.Bin}} {{.prompt}}'\n",
+			[]string{"c.toml:2:12: agents.a.command: unknown placeholder {{.Bin}} (placeholders are lower case: {{.bin}})"}},
+		{"unclosed in a multi-line string", "[agents.a]\ncommand = \"\"\"\nclaude \\\n  {{.prompt}\n\"\"\"\n",
+			[]string{"c.toml:4:3: agents.a.command: unclosed {{ (a placeholder is {{.NAME}} or {NAME})"}},
 		{"empty command", "[agents.a]\ncommand = \"  \"\n", []string{"c.toml:2:11: agents.a.command: empty command"}},
 		{"missing command", "[agents.a]\nstdin = true\n", []string{"c.toml:1:9: agents.a: missing key 'command'"}},
 		{"bad format", "[agents.a]\ncommand = \"a\"\nformat = \"json\"\n",
@@ -205,9 +303,19 @@ func TestAgentTableErrors(t *testing.T) {
 		{"task placeholder", "[tasks.t]\nprompt = \"{instruction}\"\n", []string{"c.toml:2:10: tasks.t.prompt: unknown placeholder {instruction} (did you mean {instructions}?)"}},
 		{"task role", "[tasks.t]\nrole = \"nobody\"\nprompt = \"x\"\n", []string{"c.toml:1:8: tasks.t.role: unknown role 'nobody'"}},
 		{"task unknown key", "[tasks.t]\nprompt = \"x\"\nagnet = \"claude\"\n", []string{"c.toml:3:1: unknown key 'tasks.t.agnet' (did you mean 'agent'?)"}},
+		{"model table without id", "[agents.a]\ncommand = \"a\"\n[agents.a.models.sonnet]\nname = \"Sonnet\"\n",
+			[]string{`c.toml:3:18: agents.a.models.sonnet: expected a model id string, or a table with id = "MODEL-ID" (start's form)`}},
+		{"both timeouts", "[tasks.t]\nprompt = \"x\"\ncommand_timeout = 5\ntimeout = 6\n",
+			[]string{"c.toml:4:11: tasks.t.timeout: give one of command_timeout and timeout (start's name of it)"}},
+		{"start timeout", "[roles.r]\ncommand = \"date\"\ntimeout = 0\n", []string{"c.toml:3:11: roles.r.timeout: must be at least 1 second, got 0"}},
+		{"start placeholder unknown", "[tasks.t]\nprompt = \"Do {{.instruction}} now\"\n",
+			[]string{"c.toml:2:14: tasks.t.prompt: unknown placeholder {{.instruction}} (did you mean {instructions}?)"}},
+		{"start action in a task", "[tasks.t]\nprompt = \"\"\"\nReview\n{{if .instructions}}Focus: {{.instructions}}{{end}}\n\"\"\"\n",
+			[]string{"c.toml:4:1: tasks.t.prompt: unsupported template action {{if .instructions}}: only placeholders {{.NAME}} are replaced (no if, range, pipes, functions or {{- trim markers)"}},
+		{"start instructions in a role", "[roles.r]\nprompt = \"x {{.instructions}}\"\n",
+			[]string{"c.toml:2:13: roles.r.prompt: unknown placeholder {{.instructions}} (known: {file}, {file_contents}, {command}, {command_output}, {date}, {model})"}},
 		{"start's keys", "[settings]\ndefault_agent = \"a\"\n[agents.a]\ncommand = \"a\"\nurl = \"https://example.com\"\n[context.env]\nfile = \"E.md\"\n", []string{
 			"c.toml:1:2: unknown key 'settings' (start's [settings] table: write default_agent and default_role at the top level of the file; shell and command_timeout are keys of each role, context or task)",
-			"c.toml:5:1: unknown key 'agents.a.url' (a link of start's agent definitions that evalrun does not read: remove it, or name it in description)",
 			"c.toml:6:2: unknown key 'context.env' (start's [context.env] is [contexts.env] here)",
 		}},
 	} {

@@ -371,8 +371,6 @@ func startKeyHint(key []string) string {
 	switch {
 	case key[0] == "settings":
 		return "start's [settings] table: write default_agent and default_role at the top level of the file; shell and command_timeout are keys of each role, context or task"
-	case len(key) == 3 && key[0] == "agents" && (key[2] == "url" || key[2] == "models_url"):
-		return "a link of start's agent definitions that evalrun does not read: remove it, or name it in description"
 	case len(key) >= 2 && key[0] == "context":
 		return fmt.Sprintf("start's [context.%s] is [contexts.%s] here", key[1], key[1])
 	}

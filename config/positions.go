@@ -2,6 +2,11 @@ package config
 
 import (
 	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/evalrun/evalrun/sexp"
 
 	"github.com/pelletier/go-toml/v2/unstable"
 )
@@ -80,4 +85,87 @@ func (p *parser) keyValue(table []string, e *unstable.Node, fn func(path []strin
 			}
 		}
 	}
+}
+
+// inString returns the position of byte idx of the string value at path,
+// as decoded: the quote and the escapes of the TOML string are skipped, so
+// that an error can point at a placeholder inside a command. It falls back
+// to the start of the value when the value is no string it can follow.
+func (f *file) inString(path []string, idx int) sexp.Pos {
+	start := f.at(path...)
+	off, ok := stringOffset(f.src.Text, start.Off, idx)
+	if !ok {
+		return start
+	}
+	return sexp.Pos{Src: f.src, Off: off}
+}
+
+// stringOffset maps byte idx of the decoded TOML string whose opening quote
+// is at off in src to its offset in src.
+func stringOffset(src string, off, idx int) (int, bool) {
+	rest := src[off:]
+	var delim string
+	for _, d := range []string{`"""`, `'''`, `"`, `'`} {
+		if strings.HasPrefix(rest, d) {
+			delim = d
+			break
+		}
+	}
+	if delim == "" {
+		return 0, false
+	}
+	pos := off + len(delim)
+	if len(delim) == 3 {
+		// A newline right after the opening delimiter is trimmed.
+		if strings.HasPrefix(src[pos:], "\r\n") {
+			pos += 2
+		} else if strings.HasPrefix(src[pos:], "\n") {
+			pos++
+		}
+	}
+	if delim[0] == '\'' {
+		return pos + idx, pos+idx <= len(src)
+	}
+	for n := 0; ; {
+		if pos >= len(src) {
+			return 0, false
+		}
+		if n == idx && !(src[pos] == '\\' && pos+1 < len(src) && strings.IndexByte(" \t\r\n", src[pos+1]) >= 0) {
+			break
+		}
+		if src[pos] != '\\' {
+			pos++
+			n++
+			continue
+		}
+		if pos+1 >= len(src) {
+			return 0, false
+		}
+		switch e := src[pos+1]; e {
+		case 'u', 'U':
+			width := 4
+			if e == 'U' {
+				width = 8
+			}
+			if pos+2+width > len(src) {
+				return 0, false
+			}
+			r, err := strconv.ParseUint(src[pos+2:pos+2+width], 16, 32)
+			if err != nil {
+				return 0, false
+			}
+			n += utf8.RuneLen(rune(r))
+			pos += 2 + width
+		case ' ', '\t', '\r', '\n':
+			// A line-ending backslash removes the white space after it.
+			pos++
+			for pos < len(src) && strings.IndexByte(" \t\r\n", src[pos]) >= 0 {
+				pos++
+			}
+		default:
+			n++
+			pos += 2
+		}
+	}
+	return pos, true
 }

@@ -83,7 +83,7 @@ func (e *Engine) agentSettings(ctx context.Context, cfg *config.Config) (tasksys
 	}
 	if e.dry != nil {
 		s.AgentDryRun = func(ctx context.Context, t *templates.Template, def agent.Definition, argv []string, req *handler.Request) error {
-			return e.dry.recordAgent(t, def.Name, argv, req)
+			return e.dry.recordAgent(t, def.Name, argv, req, def.PlacesSystem())
 		}
 	} else if p := opts.Provider; p != "" {
 		if pc, ok := cfg.Provider(p); ok && pc.EffectiveType(p) == config.TypeReplay {
@@ -166,13 +166,18 @@ type ContextStatus struct {
 }
 
 // selectedContexts returns the contexts of a run: every required one and
-// those --context names (by name or tag), in configuration order. An
+// those --context names (by name, tag, or "default" for those marked
+// default = true), in configuration order. An
 // unknown name or tag is a configuration error.
 func selectedContexts(cfg *config.Config, want []string) ([]config.ContextDef, error) {
 	var names []string
 	for _, c := range cfg.Contexts {
 		names = append(names, c.Name)
 		names = append(names, c.Tags...)
+		if c.Default {
+			// start's pseudo-tag of the contexts marked default = true.
+			names = append(names, "default")
+		}
 	}
 	for _, w := range want {
 		if !slices.Contains(names, w) {
@@ -185,7 +190,7 @@ func selectedContexts(cfg *config.Config, want []string) ([]config.ContextDef, e
 	}
 	var out []config.ContextDef
 	for _, c := range cfg.Contexts {
-		selected := c.Required || slices.Contains(want, c.Name)
+		selected := c.Required || slices.Contains(want, c.Name) || c.Default && slices.Contains(want, "default")
 		for _, tag := range c.Tags {
 			selected = selected || slices.Contains(want, tag)
 		}
@@ -302,11 +307,12 @@ func (w *Workspace) Agents() []AgentInfo {
 			if info.Program == "" {
 				info.Program = n
 			}
-			if strings.ContainsRune(info.Program, '/') {
-				if _, err := os.Stat(absTo(w.Root, info.Program)); err == nil {
-					info.Path = absTo(w.Root, info.Program)
+			prog := agent.ExpandHome(info.Program)
+			if strings.ContainsRune(prog, '/') {
+				if _, err := os.Stat(absTo(w.Root, prog)); err == nil {
+					info.Path = absTo(w.Root, prog)
 				}
-			} else if p, err := exec.LookPath(info.Program); err == nil {
+			} else if p, err := exec.LookPath(prog); err == nil {
 				info.Path = p
 			}
 		}

@@ -132,7 +132,7 @@ func TestAgentWorkflow(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
 	}
-	if u := e.Usage(); u.Calls != 2 || u.InputTokens != 160 || u.OutputTokens != 25 || u.Turns != 3 {
+	if u := e.Usage(); u.Calls != 2 || u.InputTokens != 150 || u.OutputTokens != 25 || u.Turns != 3 {
 		t.Errorf("usage %+v", u)
 	}
 	// A configuration task runs like a template, here with its agent.
@@ -188,6 +188,31 @@ func TestAgentOptionsAndContexts(t *testing.T) {
 	}
 }
 
+// start's contexts marked default = true are selected by the pseudo-tag
+// "default", and only by it.
+func TestDefaultContextsAreThePseudoTagDefault(t *testing.T) {
+	dir := agentProject(t)
+	f, err := os.OpenFile(filepath.Join(dir, ".evalrun", "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("\n[contexts.proj]\nprompt = \"Project: demo.\"\ndefault = true\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, tc := range []struct {
+		contexts []string
+		want     bool
+	}{{nil, false}, {[]string{"writing"}, false}, {[]string{"default"}, true}} {
+		var stderr bytes.Buffer
+		open(t, engine.Options{WorkDir: dir, Stderr: &stderr, Getenv: env(t),
+			AgentOptions: engine.AgentOptions{Contexts: tc.contexts, ListContexts: true}})
+		if got := strings.Contains(stderr.String(), "✓ proj "); got != tc.want {
+			t.Errorf("--context %v: proj selected %v, want %v:\n%s", tc.contexts, got, tc.want, stderr.String())
+		}
+	}
+}
+
 func TestAgentDryRun(t *testing.T) {
 	dir := agentProject(t)
 	var stderr bytes.Buffer
@@ -216,6 +241,24 @@ func TestAgentDryRun(t *testing.T) {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("prompt file lacks %q:\n%s", want, text)
 		}
+	}
+	if strings.Contains(string(text), "- system:") {
+		t.Errorf("fakeclaude places its system prompt, yet:\n%s", text)
+	}
+	// fakecodex has no {role}: the file says where the system prompt goes.
+	e = open(t, engine.Options{WorkDir: dir, Stderr: &stderr, Getenv: env(t), DryRun: true,
+		AgentOptions: engine.AgentOptions{Agent: "fakecodex"}})
+	if _, err := e.Eval(context.Background(), "<test>", `(review (focus "x"))`); err != nil {
+		t.Fatal(err)
+	}
+	files, _ = filepath.Glob(filepath.Join(dir, ".evalrun", "dry-run", "*", "001-review.md"))
+	found := false
+	for _, f := range files {
+		text, _ := os.ReadFile(f)
+		found = found || strings.Contains(string(text), "- agent: fakecodex\n- argv: ./fake-codex.sh exec --json -\n- system: sent before the user prompt (the command has no {role} or {role_file})\n")
+	}
+	if !found {
+		t.Errorf("no prompt file of fakecodex says where its system prompt goes (%v)", files)
 	}
 }
 

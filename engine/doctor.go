@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalrun/evalrun/agent"
 	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/memory"
@@ -110,6 +111,13 @@ func Doctor(ctx context.Context, opts Options) []DoctorCheck {
 			continue
 		}
 		add(check, CheckOK, "%s (%s)", a.Path, agentVersion(ctx, a.Path, ws.Root))
+		// A command written for an interactive session (start's
+		// "{{.bin}} --model {{.model}}") gives the agent no prompt.
+		if d, ok := cfg.AgentDefinition(a.Name); ok && !d.Stdin {
+			if c, err := agent.ParseCommand(d.Command); err == nil && !c.Uses("prompt") {
+				add(check, CheckWarning, "the command has no {prompt} and stdin is not set: the agent is not given the prompt")
+			}
+		}
 	}
 
 	// Roles and contexts resolve.

@@ -57,6 +57,10 @@ func TestDoctorFailures(t *testing.T) {
 		".evalrun/config.toml": `[agents.ghost]
 command = "no-such-agent-program-xyz -p {prompt}"
 
+[agents.interactive]
+bin = "sh"
+command = "{{.bin}} --model {{.model}}"
+
 [tasks.say]
 alias = "hello"
 prompt = "Say {instructions}"
@@ -67,6 +71,7 @@ prompt = "Say {instructions}"
 	for _, want := range []string{
 		"agent ghost failed: program 'no-such-agent-program-xyz' not found in PATH",
 		"aliases failed: alias 'hello' of say (",
+		"agent interactive warning: the command has no {prompt} and stdin is not set: the agent is not given the prompt",
 	} {
 		found := false
 		for _, l := range lines {

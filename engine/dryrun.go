@@ -196,8 +196,10 @@ func (d *dryRun) summary() string {
 
 // recordAgent writes the prompt file of an agent call (SPEC §22.3): the
 // header names the agent and the argv that would run (the prompt shown as
-// {prompt}); the sections are the system prompt and the user prompt.
-func (d *dryRun) recordAgent(t *templates.Template, agentName string, argv []string, req *handler.Request) error {
+// {prompt}); the sections are the system prompt and the user prompt. When
+// the command has no place for the system prompt (placesSystem false) the
+// header says it goes before the user prompt.
+func (d *dryRun) recordAgent(t *templates.Template, agentName string, argv []string, req *handler.Request, placesSystem bool) error {
 	var b strings.Builder
 	writeHeader(&b, t)
 	fmt.Fprintf(&b, "- agent: %s\n", agentName)
@@ -206,6 +208,9 @@ func (d *dryRun) recordAgent(t *templates.Template, agentName string, argv []str
 		quoted[i] = shellWord(a)
 	}
 	fmt.Fprintf(&b, "- argv: %s\n", strings.Join(quoted, " "))
+	if !placesSystem {
+		b.WriteString("- system: sent before the user prompt (the command has no {role} or {role_file})\n")
+	}
 	fmt.Fprintf(&b, "- model: %s\n", req.Model)
 	fmt.Fprintf(&b, "- tokens: %d\n", d.tokens(req))
 	for _, sec := range []struct{ title, text string }{{"system", req.System}, {"user", req.Messages[0].Content}} {

@@ -247,17 +247,20 @@ func (e *Executor) callDir(dir string) string {
 
 // agentCall is the agent side of one Execute.
 type agentCall struct {
-	def     agent.Definition
-	model   string // the model name after the models map
-	system  string
-	user    string // the prompt sent: contexts, context block and instructions
-	instr   string // the rendered instructions, for accumulation
-	seq     int
-	record  bool
-	inputs  value.Value
-	notes   *value.Dict
-	finish  func() *value.Dict
-	journal *taskSpan
+	def    agent.Definition
+	model  string // the model name after the models map
+	system string
+	// fallbackRole is DefaultBasePrompt when it starts system (no role
+	// was chosen), else "".
+	fallbackRole string
+	user         string // the prompt sent: contexts, context block and instructions
+	instr        string // the rendered instructions, for accumulation
+	seq          int
+	record       bool
+	inputs       value.Value
+	notes        *value.Dict
+	finish       func() *value.Dict
+	journal      *taskSpan
 	// readOnly and dir are the request's (Request.ReadOnly, Request.Dir).
 	readOnly bool
 	dir      string
@@ -301,7 +304,7 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 			return resourceExhausted(&handler.LimitError{Resource: handler.ResourceContext, Used: used, Limit: limit}, a.finish())
 		}
 	}
-	call := agent.Call{Prompt: a.user, System: a.system, Model: a.model, Date: string(e.date),
+	call := agent.Call{Prompt: a.user, System: a.system, FallbackRole: a.fallbackRole, Model: a.model, Date: string(e.date),
 		Instructions: string(e.instructions), Task: t.Name, Root: e.roots.root, Dir: a.dir, ReadOnly: s.ReadOnly || a.readOnly}
 	if j != nil && j.span != nil {
 		call.Lines = j.span.Progress // the agent's last line, for the live display
@@ -348,8 +351,17 @@ func (e *Executor) runAgent(ctx context.Context, t *templates.Template, a agentC
 		if err != nil {
 			var ae *agent.Error
 			if errors.As(err, &ae) && ae.Result != nil {
-				e.addAgentUsage(ae.Result, j, e.agentCost(def.Name, a.model, ae.Result))
+				cost := e.agentCost(def.Name, a.model, ae.Result)
+				e.addAgentUsage(ae.Result, j, cost)
 				a.notes.Set("agent", agentNote(def.Name, ae.Result))
+				// What the failed agent reported: its session can be
+				// resumed, its cost was paid.
+				if ae.Result.HasCost {
+					a.notes.Set("cost_usd", value.Float(cost.USD))
+				}
+				if ae.Result.SessionID != "" {
+					a.notes.Set("session_id", value.String(ae.Result.SessionID))
+				}
 			}
 			if ctx.Err() != nil {
 				return fail(ReasonExecutionHalted, haltMessage(ctx))

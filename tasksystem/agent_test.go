@@ -180,6 +180,24 @@ func TestAgentFailures(t *testing.T) {
 	if ec, _ := r.Notes.Get("exit_code"); ec == nil || ec.String() != "3" {
 		t.Errorf("exit_code %v", ec)
 	}
+	// A Claude Code result stopped at --max-turns: the call fails, and its
+	// cost, tokens and session are kept.
+	d = f.def(`{"type":"result","subtype":"error_max_turns","is_error":true,"num_turns":2,"session_id":"sess-7","total_cost_usd":0.5,"usage":{"input_tokens":30,"output_tokens":4},"errors":["Reached maximum number of turns (1)"]}`, agent.FormatClaudeJSON)
+	d.Env["FAKE_EXIT"] = "1"
+	e = NewExecutor(Options{WorkDir: f.dir, AgentSettings: AgentSettings{Agent: "fake", LookupAgent: func(string) (agent.Definition, bool) { return d, true }}})
+	r = e.Execute(context.Background(), Request{Template: agentTemplate(t, ""), Named: []NamedArg{{"focus", value.String("x")}}})
+	if r.Status != value.StatusFailed || r.Content != "agent 'fake' exited with status 1: Reached maximum number of turns (1)" {
+		t.Errorf("got %s %q", r.Status, r.Content)
+	}
+	if c, _ := r.Notes.Get("cost_usd"); c == nil || c.String() != "0.5" {
+		t.Errorf("cost_usd %v", c)
+	}
+	if s, _ := r.Notes.Get("session_id"); s == nil || s.String() != `"sess-7"` {
+		t.Errorf("session_id %v", s)
+	}
+	if u := e.Usage(); u.InputTokens != 30 || u.OutputTokens != 4 || u.Turns != 2 || u.CostUSD != 0.5 {
+		t.Errorf("usage %+v", u)
+	}
 	t.Setenv("PATH", t.TempDir())
 	e = NewExecutor(Options{WorkDir: f.dir, AgentSettings: AgentSettings{Agent: "claude"}})
 	r = e.Execute(context.Background(), Request{Template: agentTemplate(t, ""), Named: []NamedArg{{"focus", value.String("x")}}})

@@ -510,8 +510,12 @@ func (e *Executor) execute(ctx context.Context, req Request, j *taskSpan) *value
 		return fail(ReasonConfiguration, err.Error())
 	}
 	if useAgent {
+		fallback := ""
+		if base == DefaultBasePrompt {
+			fallback = base
+		}
 		return e.runAgent(ctx, t, agentCall{
-			def: agentDef, model: model, system: joinPrompt(base, system),
+			def: agentDef, model: model, system: joinPrompt(base, system), fallbackRole: fallback,
 			user: joinPrompt(contexts, block.String(), user), instr: user, seq: seq, record: hist.record,
 			inputs: inputsDict(inputs), notes: notes, finish: finish, journal: j,
 			readOnly: req.ReadOnly, dir: req.Dir,

@@ -2,9 +2,9 @@
 # picks the recorded answer of a prompt and escapes it for JSON, in POSIX
 # sh, sed and awk (no jq, no python).
 #
-# A prompt's marker is its first non-blank line when that is a plan task
-# heading ("# IMPL-002.1: …", answered by IMPL-002.1.md), else one of the
-# instructions listed in answer_key below. A prompt without a marker, or
+# A prompt's marker is its first plan task heading ("# IMPL-002.1: …",
+# answered by IMPL-002.1.md; an agent whose command has no {role} gets its
+# role before it), else one of the instructions listed in answer_key below. A prompt without a marker, or
 # whose marker has no file here, gets a one-line answer that says so.
 
 answers_dir=$(dirname "$0")/answers
@@ -18,14 +18,12 @@ first_line() {
 # answer_key PROMPT: the name (without .md) of the answer file for PROMPT,
 # or nothing.
 answer_key() {
-	first=$(first_line "$1")
-	case $first in
-	"# IMPL-"*:*)
-		id=${first#"# "}
+	heading=$(printf '%s\n' "$1" | sed 's/^[[:space:]]*//' | grep -m 1 '^# IMPL-[^:]*:')
+	if [ -n "$heading" ]; then
+		id=${heading#"# "}
 		printf '%s\n' "${id%%:*}"
 		return
-		;;
-	esac
+	fi
 	# The verdict's prompt quotes both reviews, so it is tested first.
 	case $1 in
 	*"Two reviews of the same change follow"*) echo verdict ;;
@@ -44,7 +42,7 @@ answer() {
 	elif [ -n "$key" ]; then
 		printf '[fake %s] no recorded answer for the marker %s: there is no %s.md in examples/agents/fake-bin/answers\n' "$1" "$key" "$key"
 	else
-		printf '[fake %s] no recorded answer: the prompt has no marker of examples/agents/fake-bin/answers (a first line "# IMPL-N: title" or a known instruction); its first line is: %s\n' "$1" "$(first_line "$2" | cut -c1-80)"
+		printf '[fake %s] no recorded answer: the prompt has no marker of examples/agents/fake-bin/answers (a line "# IMPL-N: title" or a known instruction); its first line is: %s\n' "$1" "$(first_line "$2" | cut -c1-80)"
 	fi
 }
 
