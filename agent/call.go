@@ -135,7 +135,7 @@ func (d Definition) expand(c Call, prompt, roleFile string) (*Invocation, error)
 	}
 	vars := map[string]string{
 		"prompt": prompt, "role": c.System, "role_file": roleFile, "model": d.Model(c.Model),
-		"date": c.Date, "instructions": c.Instructions, "task": c.Task, "root": c.Root, "bin": ExpandHome(bin),
+		"date": c.Date, "instructions": c.Instructions, "task": c.Task, "root": c.Root, "bin": ExpandHome(bin, ""),
 	}
 	inv := &Invocation{UsesPrompt: cmd.Uses("prompt") && !d.Stdin, UsesRoleFile: cmd.Uses("role_file")}
 	for _, k := range slices.Sorted(maps.Keys(d.Env)) {

@@ -142,7 +142,7 @@ func (w Word) expand(vars map[string]string) string {
 	for i, p := range w {
 		if p.Name == "" {
 			if i == 0 && (strings.HasPrefix(p.Text, "~/") || p.Text == "~" && len(w) == 1) {
-				b.WriteString(ExpandHome(p.Text))
+				b.WriteString(ExpandHome(p.Text, ""))
 				continue
 			}
 			b.WriteString(p.Text)
@@ -153,18 +153,22 @@ func (w Word) expand(vars map[string]string) string {
 	return b.String()
 }
 
-// ExpandHome replaces a leading ~/ (or a sole ~) of s with the user's home
-// directory; s is returned unchanged when there is none or no home is
-// known.
-func ExpandHome(s string) string {
-	if s != "~" && !strings.HasPrefix(s, "~/") {
-		return s
+// ExpandHome replaces a leading ~/ (or a sole ~) of path with home, or
+// with the user's home directory when home is ""; path is returned
+// unchanged when it has no ~ or no home is known. It is the one home
+// expansion of agent commands, their bin and start's file assets.
+func ExpandHome(path, home string) string {
+	if path != "~" && !strings.HasPrefix(path, "~/") {
+		return path
 	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return s
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil || h == "" {
+			return path
+		}
+		home = h
 	}
-	return home + s[1:]
+	return home + path[1:]
 }
 
 // soleName returns the placeholder name when the word is exactly one

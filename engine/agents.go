@@ -307,7 +307,7 @@ func (w *Workspace) Agents() []AgentInfo {
 			if info.Program == "" {
 				info.Program = n
 			}
-			prog := agent.ExpandHome(info.Program)
+			prog := agent.ExpandHome(info.Program, "")
 			if strings.ContainsRune(prog, '/') {
 				if _, err := os.Stat(absTo(w.Root, prog)); err == nil {
 					info.Path = absTo(w.Root, prog)
@@ -381,7 +381,7 @@ func (w *Workspace) Contexts() []ContextInfo {
 		switch {
 		case c.File != "":
 			info.Where = c.File
-			p := tasksystem.ExpandHome(c.File, w.Home)
+			p := agent.ExpandHome(c.File, w.Home)
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(w.Root, p)
 			}

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/evalrun/evalrun/agent"
 )
 
 // UTD is a text in the Unified Template Design of start, used by roles and
@@ -48,7 +50,7 @@ var utdPlaceholder = regexp.MustCompile(`\{(file|file_contents|command|command_o
 // fails (non-zero exit, timeout) is an error with reason
 // tool_execution_error (a *failure).
 func ResolveUTD(ctx context.Context, u UTD, v UTDVars) (string, error) {
-	path := ExpandHome(u.File, v.Home)
+	path := agent.ExpandHome(u.File, v.Home)
 	if path != "" && !filepath.IsAbs(path) {
 		path = filepath.Join(v.Root, path)
 	}
@@ -86,18 +88,4 @@ func ResolveUTD(ctx context.Context, u UTD, v UTDVars) (string, error) {
 	vals := map[string]string{"file": path, "file_contents": contents, "command": u.Command,
 		"command_output": output, "date": v.Date, "model": v.Model}
 	return utdPlaceholder.ReplaceAllStringFunc(u.Prompt, func(m string) string { return vals[m[1:len(m)-1]] }), nil
-}
-
-// ExpandHome replaces a leading "~/" (or a path "~") with home.
-func ExpandHome(path, home string) string {
-	if home == "" {
-		return path
-	}
-	if path == "~" {
-		return home
-	}
-	if strings.HasPrefix(path, "~/") {
-		return filepath.Join(home, path[2:])
-	}
-	return path
 }
