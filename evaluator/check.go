@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalrun/evalrun/internal/suggest"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/value"
@@ -605,6 +606,11 @@ func (c *checker) checkInputs(name string, t *templates.Template, given []givenI
 	}
 	if len(unknown) > 0 {
 		c.errorf(unknownPos, "Unknown parameter(s) for task '%s': %s", name, strings.Join(unknown, ", "))
+		names := make([]string, len(t.Inputs))
+		for i, in := range t.Inputs {
+			names[i] = in.Name
+		}
+		c.diags[len(c.diags)-1].Hint = suggest.Closest(unknown[0], names)
 	}
 	var missing []string
 	for _, in := range t.Inputs {

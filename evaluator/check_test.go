@@ -405,6 +405,33 @@ func TestCheckTemplateInputs(t *testing.T) {
 	}
 }
 
+// TestCheckUnknownInputHint: an unknown parameter near a declared input of
+// the template gets a "did you mean" hint naming the input; one far from
+// every input gets none.
+func TestCheckUnknownInputHint(t *testing.T) {
+	tasks := evaluator.CheckOptions{Tasks: inputTasks{}}
+	for text, want := range map[string]string{
+		`(review (focus "x") (dpth 1))`: "depth",
+		`(review (focuz "x"))`:          "focus",
+		`(review (focus "x") (size 1))`: "",
+	} {
+		forms, err := sexp.Parse(sexp.NewSource("t.sexp", text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hint string
+		found := false
+		for _, d := range evaluator.Check(forms, tasks) {
+			if strings.HasPrefix(d.Msg, "Unknown parameter(s)") {
+				hint, found = d.Hint, true
+			}
+		}
+		if !found || hint != want {
+			t.Errorf("%s: unknown-parameter error found %v, hint %q, want %q", text, found, hint, want)
+		}
+	}
+}
+
 // TestCheckReportsEveryShapeError: shape errors that evaluation would
 // raise only when it reaches them (or never) are all reported at once.
 func TestCheckReportsEveryShapeError(t *testing.T) {

@@ -53,9 +53,14 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	}
 	if err != nil {
 		var ie *engine.InputError
-		if errors.As(err, &ie) {
+		var ut *engine.UnknownTemplateError
+		switch {
+		case errors.As(err, &ie):
 			a.errorf("invalid --set %s: %v", ie.Name, ie.Err)
-		} else {
+		case errors.As(err, &ut) && len(ut.Suggestions) == 0:
+			a.errorf("%v", err)
+			io.WriteString(a.stderr, "hint: evalrun templates list shows the templates of every scope; evalrun init creates .evalrun/templates\n")
+		default:
 			a.errorf("%v", err)
 		}
 		return exitUsage
@@ -71,6 +76,7 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	}
 	if msg, failed := failedResult(res); failed {
 		a.errorf("task '%s' failed: %s", name, msg)
+		io.WriteString(a.stderr, e.TaskInputHint(name, res))
 		return exitEval
 	}
 	if err := e.BudgetError(); err != nil {
