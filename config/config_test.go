@@ -218,6 +218,7 @@ func TestErrors(t *testing.T) {
 				"c.toml:7:12: context.subset_k: must be at least 1, got 0",
 			}},
 		{"default provider", "default_provider = \"nope\"\n", []string{"c.toml:1:20: default_provider: unknown provider 'nope' (known: echo, openai, replay)"}},
+		{"default provider typo", "default_provider = \"ecoh\"\n", []string{"c.toml:1:20: default_provider: unknown provider 'ecoh' (known: echo, openai, replay; did you mean 'echo'?)"}},
 		{"inline table", "providers = { p = { type = \"x\" } }\n", []string{`c.toml:1:28: providers.p.type: invalid value "x": expected openai, echo or replay`}},
 		{"quoted name", "[providers.\"my llm\"]\ntype = \"echo\"\n", []string{`c.toml:1:12: invalid provider name 'my llm': use letters, digits, '.', '_' and '-'`}},
 		{"columns in code points", "[roles.\"é\"]\nsystem = \"é\"\nx = 1\n", []string{"c.toml:3:1: unknown key 'roles.\"é\".x'"}},
