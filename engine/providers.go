@@ -187,7 +187,7 @@ func (e *Engine) chooseProviders(ps *providers) (run, def, implicitEcho handler.
 		}
 		if !opts.DryRun {
 			if err := handler.CheckKey(p); err != nil {
-				return nil, &Error{Kind: KindConfig, Err: err}
+				return nil, &Error{Kind: KindConfig, Err: fmt.Errorf("%w; set it (any value for a server that needs no key), or run offline with --provider echo", err)}
 			}
 		}
 		return p, nil
