@@ -49,7 +49,8 @@ const timeLayout = "2006-01-02 15:04:05"
 
 // RenderStatus writes `evalrun status` (SPEC §16.3): a header line, then one
 // line per node, indented two spaces per level, with an aligned [status]
-// column and `<-- current` after the current position.
+// column and `<-- current` after the current position; a run that ended
+// with an error ends with the line "error: " and the error's first line.
 func RenderStatus(w io.Writer, run *RunRecord, tree []*Node) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "run %s  %s  %s  started %s  %s  %s  %s tokens", run.ID, run.Status, run.WorkflowPath,
@@ -81,6 +82,10 @@ func RenderStatus(w io.Writer, run *RunRecord, tree []*Node) error {
 		b.WriteByte('\n')
 		return true
 	})
+	if run.Error != "" {
+		first, _, _ := strings.Cut(run.Error, "\n")
+		b.WriteString("error: " + first + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -69,6 +70,23 @@ func TestRenderStatusGolden(t *testing.T) {
 	b.Reset()
 	check(t, RenderRuns(&b, []*RunRecord{rec}))
 	golden(t, "runs.golden", b.String())
+}
+
+// TestRenderStatusError: a run that ended with an error says why on its
+// last line, even when it made no call (the first line of a positioned
+// error only).
+func TestRenderStatusError(t *testing.T) {
+	s, _ := openTest(t)
+	ids(s, "c3d4")
+	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "<eval>"}))
+	check(t, run.Finish(StatusFailed, nil, errors.New("<eval>:1:1: boom\n(error \"boom\")\n^")))
+	rec := must[*RunRecord](t)(s.Resolve("last"))
+	var b bytes.Buffer
+	check(t, RenderStatus(&b, rec, must[[]*Node](t)(s.Tree(rec.ID))))
+	want := "run 20250106-140300-c3d4  failed  <eval>  started 2025-01-06 14:03:00  0s  0 calls  0 tokens\nerror: <eval>:1:1: boom\n"
+	if b.String() != want {
+		t.Fatalf("status:\n%s\nwant:\n%s", b.String(), want)
+	}
 }
 
 // TestRenderMarkdownGolden reproduces the example of SPEC §20.4: an
