@@ -186,6 +186,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{"syntax", "[limits\n", []string{"c.toml:1:8: TOML syntax error: expected ']' to close table name"}},
 		{"syntax value", "x = = 1\n", []string{"c.toml:1:5: TOML syntax error: unexpected character U+003D '=' at start of value"}},
+		{"unquoted string", "default_provider = local  # mine\n", []string{"c.toml:1:20: TOML syntax error: unexpected character U+006C 'l' at start of value (a string needs quotes: \"local\")"}},
 		{"duplicate key", "[limits]\nmax_turns = 3\nmax_turns = 4\n", []string{"c.toml:3:1: TOML syntax error: key max_turns is already defined"}},
 		{"unknown key", "[limits]\nmax_turn = 3\n", []string{"c.toml:2:1: unknown key 'limits.max_turn' (did you mean 'max_turns'?)"}},
 		{"unknown keys", "colour = 1\n[providers.p]\ntype = \"echo\"\nmodle = \"x\"\n",
