@@ -183,7 +183,7 @@ func (c *Config) UnknownProvider(name, where string) string {
 	if where != "" {
 		detail = where + "; " + detail
 	}
-	if s := suggest.Closest(name, names); s != "" {
+	if s := suggest.Near(name, names); s != "" {
 		detail += "; did you mean '" + s + "'?"
 	}
 	return "unknown provider '" + name + "' (" + detail + ")"

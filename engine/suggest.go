@@ -96,7 +96,7 @@ func (e *Engine) TaskInputHint(name string, res *value.TaskResult) string {
 	if rest, ok := strings.CutPrefix(res.Content, "Unknown parameter(s) for task '"); ok {
 		_, unknown, _ := strings.Cut(rest, "': ")
 		first, _, _ := strings.Cut(unknown, ", ")
-		if near := suggest.Closest(first, names); near != "" {
+		if near := suggest.Near(first, names); near != "" {
 			b.WriteString("hint: did you mean '" + near + "'?\n")
 		}
 	}

@@ -610,7 +610,7 @@ func (c *checker) checkInputs(name string, t *templates.Template, given []givenI
 		for i, in := range t.Inputs {
 			names[i] = in.Name
 		}
-		c.diags[len(c.diags)-1].Hint = suggest.Closest(unknown[0], names)
+		c.diags[len(c.diags)-1].Hint = suggest.Near(unknown[0], names)
 	}
 	var missing []string
 	for _, in := range t.Inputs {

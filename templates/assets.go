@@ -76,7 +76,7 @@ func AddAsset(dir, name, as string) (string, error) {
 		for _, x := range assets() {
 			names = append(names, x.Name)
 		}
-		if near := suggest.Closest(name, names); near != "" {
+		if near := suggest.Near(name, names); near != "" {
 			return "", fmt.Errorf("unknown asset template '%s' (did you mean '%s'? assets: %s)", name, near, strings.Join(names, ", "))
 		}
 		return "", fmt.Errorf("unknown asset template '%s' (assets: %s)", name, strings.Join(names, ", "))
