@@ -19,7 +19,8 @@ const stdinName = "<stdin>"
 
 // readSources reads every file named in files ("-" is standard input, named
 // <stdin>). An unreadable file is reported as "evalrun: cannot read FILE:
-// REASON"; ok is false when any file could not be read.
+// REASON", an XML template given as a workflow as such; ok is false when any
+// file could not be read or is a template.
 func (a *app) readSources(files []string) (srcs []*sexp.Source, ok bool) {
 	ok = true
 	for _, name := range files {
@@ -32,9 +33,27 @@ func (a *app) readSources(files []string) (srcs []*sexp.Source, ok bool) {
 		if name == "-" {
 			name = stdinName
 		}
+		if looksLikeXML(text) {
+			a.errorf("%s is an XML template, not a workflow: check it with evalrun templates validate %s; run a template with evalrun task NAME, or call it from a workflow", name, name)
+			ok = false
+			continue
+		}
 		srcs = append(srcs, sexp.NewSource(name, text))
 	}
 	return srcs, ok
+}
+
+// looksLikeXML reports whether a source text is an XML template rather than
+// a workflow: after leading white space it starts with an XML declaration,
+// a comment, <task or <tasks, which no workflow does.
+func looksLikeXML(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n\ufeff")
+	for _, p := range []string{"<?xml", "<!--", "<task>", "<task ", "<tasks>", "<tasks ", "<task\n", "<tasks\n"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // readFile reads a named file, or standard input for "-".
