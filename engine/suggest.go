@@ -107,3 +107,24 @@ func (e *Engine) TaskInputHint(name string, res *value.TaskResult) string {
 	}
 	return b.String()
 }
+
+// IgnoresInstructions reports whether name is a template that never refers
+// to {{instructions}}, so that the text of `evalrun task NAME "text"` would
+// not be sent; false for an unknown name or a template that cannot compile
+// (the call reports those).
+func (e *Engine) IgnoresInstructions(name string) bool {
+	t, ok := e.reg.Lookup(name)
+	if !ok {
+		return false
+	}
+	p, err := t.Parts()
+	if err != nil {
+		return false
+	}
+	for _, r := range p.Roots() {
+		if r.Name == "instructions" {
+			return false
+		}
+	}
+	return true
+}

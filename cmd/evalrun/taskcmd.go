@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 
@@ -33,6 +34,9 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 		return code
 	}
 	defer a.finish(e, true)
+	if instructions != "" && e.IgnoresInstructions(name) {
+		fmt.Fprintf(a.stderr, "warning: template '%s' does not use {{instructions}}, so the text %q is not sent; give inputs with --set NAME=VALUE\n", name, instructions)
+	}
 	sig := notifySignals(a.stderr)
 	sig.onCancel = a.progressCancelling
 	defer sig.stop()
