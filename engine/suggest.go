@@ -67,16 +67,7 @@ func Suggest(reg *tasksystem.Registry, name string) []string {
 // parameter near an input, then the template's inputs, the optional ones
 // marked, and how to give them. It returns "" for any other result.
 func (e *Engine) TaskInputHint(name string, res *value.TaskResult) string {
-	if res == nil || res.Status != value.StatusFailed || res.Notes == nil {
-		return ""
-	}
-	errNote, _ := res.Notes.Get("error")
-	d, ok := errNote.(*value.Dict)
-	if !ok {
-		return ""
-	}
-	reason, _ := d.Get("reason")
-	if reason == nil || value.Text(reason) != "input_validation_failure" {
+	if FailureReason(res) != "input_validation_failure" {
 		return ""
 	}
 	t, ok := e.reg.Lookup(name)
@@ -127,4 +118,22 @@ func (e *Engine) IgnoresInstructions(name string) bool {
 		}
 	}
 	return true
+}
+
+// FailureReason returns the reason of a FAILED TaskResult (notes.error.reason,
+// e.g. input_validation_failure), or "" for any other value.
+func FailureReason(v value.Value) string {
+	res, ok := v.(*value.TaskResult)
+	if !ok || res.Status != value.StatusFailed || res.Notes == nil {
+		return ""
+	}
+	errNote, _ := res.Notes.Get("error")
+	d, ok := errNote.(*value.Dict)
+	if !ok {
+		return ""
+	}
+	if reason, ok := d.Get("reason"); ok {
+		return value.Text(reason)
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/evalrun/evalrun/engine"
@@ -246,7 +247,11 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn 
 	if err != nil {
 		return a.reportError(err)
 	}
-	return a.finalValue(v, flags.JSON, budgetErr)
+	code = a.finalValue(v, flags.JSON, budgetErr)
+	if code == exitEval && budgetErr == nil && engine.FailureReason(v) == "input_validation_failure" && jn != nil && len(jn.Files) > 0 && !slices.Contains(jn.Files, "-") {
+		fmt.Fprintf(a.stderr, "hint: evalrun check %s shows the template calls with missing or unknown inputs, and where they are\n", strings.Join(jn.Files, " "))
+	}
+	return code
 }
 
 // finalValue prints the value of a run that ended without an evaluation
