@@ -236,6 +236,9 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn 
 	stopProgress()
 	if interrupted {
 		e.Finish(nil, errCancelled)
+		if !flags.DryRun && jn != nil && len(jn.Files) > 0 && e.RunID() != "" {
+			fmt.Fprintf(a.stderr, "hint: evalrun run --resume %s continues the run, answering its completed calls from the journal\n", e.RunID())
+		}
 		return exitInterrupted
 	}
 	budgetErr := e.BudgetError()
