@@ -325,8 +325,14 @@ func (c *checker) form(x *expr, e cenv) {
 			c.exprs(args, e)
 		default:
 			c.errorf(head.pos(), "Unbound symbol or unrecognized operator: %s", name)
-			c.diags[len(c.diags)-1].Hint = c.nearestName(name, e)
-			c.lenientArgs(args, e)
+			hint := c.nearestName(name, e)
+			c.diags[len(c.diags)-1].Hint = hint
+			// A misspelt special form ((defin x 1), (lett ((a 1)) a)) has
+			// arguments in that form's syntax: checked as a call's, they
+			// would only add errors that the fix removes.
+			if specialForms[hint] == nil {
+				c.lenientArgs(args, e)
+			}
 		}
 	case opApplyExpr:
 		c.expr(head, e)

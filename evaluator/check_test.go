@@ -432,6 +432,22 @@ func TestCheckUnknownInputHint(t *testing.T) {
 	}
 }
 
+// TestCheckMisspeltSpecialForm: a misspelt special form is one error with
+// its hint; its arguments, written in that form's syntax, add none. An
+// unknown operator near no special form still has its arguments checked.
+func TestCheckMisspeltSpecialForm(t *testing.T) {
+	for text, want := range map[string][]string{
+		"(defin x 1)":         {"1:2: error: Unbound symbol or unrecognized operator: defin"},
+		"(lett ((a 1)) a)":    {"1:2: error: Unbound symbol or unrecognized operator: lett"},
+		"(lamda (x) (* x y))": {"1:2: error: Unbound symbol or unrecognized operator: lamda"},
+		"(frobnicate zork)":   {"1:2: error: Unbound symbol or unrecognized operator: frobnicate", "1:13: error: Unbound symbol: Name 'zork' is not defined."},
+	} {
+		if diff := cmp.Diff(want, checkLines(t, text, evaluator.CheckOptions{})); diff != "" {
+			t.Errorf("%s: mismatch (-want +got):\n%s", text, diff)
+		}
+	}
+}
+
 // TestCheckReportsEveryShapeError: shape errors that evaluation would
 // raise only when it reaches them (or never) are all reported at once.
 func TestCheckReportsEveryShapeError(t *testing.T) {
