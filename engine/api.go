@@ -172,6 +172,18 @@ func ErrorDisplay(err error) (string, bool) {
 	return "", false
 }
 
+// ErrorKind returns the kind of an evaluation error of Run, Eval or
+// Compile ("unbound", "type", … as `try` gives it, SPEC §6.6) and its
+// "did you mean" hint ("" when it has none); ok is false when err is no
+// evaluation error.
+func ErrorKind(err error) (kind, hint string, ok bool) {
+	var ee *evaluator.Error
+	if errors.As(err, &ee) {
+		return string(ee.Kind), ee.Hint, true
+	}
+	return "", "", false
+}
+
 // ConfigErrorsDisplay returns the display of every error of an invalid
 // configuration file ("PATH:LINE:COL: message" with the source line and
 // a caret) that err holds, and true; false when it holds none.

@@ -248,7 +248,12 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn 
 		e.Finish(v, err)
 	}
 	if err != nil {
-		return a.reportError(err)
+		code := a.reportError(err)
+		if kind, hint, _ := engine.ErrorKind(err); kind == "unbound" && hint == "" && srcs[0].Name == "<eval>" && !strings.Contains(srcs[0].Text, `"`) {
+			// evalrun eval "(greet (name "Ada"))": the shell took the quotes.
+			io.WriteString(a.stderr, "hint: the expression holds no string; if it had double quotes, the shell removed them: put the expression in single quotes, evalrun eval '(f \"text\")'\n")
+		}
+		return code
 	}
 	code = a.finalValue(v, flags.JSON, budgetErr)
 	if code == exitEval && budgetErr == nil && engine.FailureReason(v) == "input_validation_failure" && jn != nil && len(jn.Files) > 0 && !slices.Contains(jn.Files, "-") {
