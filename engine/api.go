@@ -172,16 +172,21 @@ func ErrorDisplay(err error) (string, bool) {
 	return "", false
 }
 
-// ErrorKind returns the kind of an evaluation error of Run, Eval or
-// Compile ("unbound", "type", … as `try` gives it, SPEC §6.6) and its
-// "did you mean" hint ("" when it has none); ok is false when err is no
-// evaluation error.
-func ErrorKind(err error) (kind, hint string, ok bool) {
+// UnboundVariable returns the name of an evaluation error of Run or Eval
+// that is an unbound variable ("Unbound symbol: Name 'x' is not defined.",
+// SPEC §6.2) with no "did you mean" hint, and true; false for any other
+// error. An unknown operator is not a variable.
+func UnboundVariable(err error) (string, bool) {
 	var ee *evaluator.Error
-	if errors.As(err, &ee) {
-		return string(ee.Kind), ee.Hint, true
+	if !errors.As(err, &ee) || ee.Kind != evaluator.KindUnbound || ee.Hint != "" {
+		return "", false
 	}
-	return "", "", false
+	rest, ok := strings.CutPrefix(ee.Msg, "Unbound symbol: Name '")
+	if !ok {
+		return "", false
+	}
+	name, ok := strings.CutSuffix(rest, "' is not defined.")
+	return name, ok
 }
 
 // ConfigErrorsDisplay returns the display of every error of an invalid

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/sexp"
@@ -155,6 +156,18 @@ func (a *app) runFiles(files []string, flags evalFlags, resume string) int {
 	return a.evaluate(srcs, sets, flags, jn, resumed)
 }
 
+// unboundHint is the hint line that follows an unbound variable without a
+// "did you mean": in an eval expression that holds no string, a capitalised
+// name is most likely a string whose double quotes the shell removed
+// (evalrun eval "(greet (name "Ada"))"); otherwise the name may be an input
+// of the workflow, given with --set.
+func unboundHint(name string, src *sexp.Source) string {
+	if src.Name == "<eval>" && !strings.Contains(src.Text, `"`) && name != "" && unicode.IsUpper([]rune(name)[0]) {
+		return "hint: if " + name + " was a string, the shell removed its double quotes: put the expression in single quotes, evalrun eval '(f \"" + name + "\")'\n"
+	}
+	return "hint: if " + name + " is an input of the workflow, give it with --set " + name + "=VALUE\n"
+}
+
 // sourceText is the text of the sources, concatenated: what the journal
 // hashes.
 func sourceText(srcs []*sexp.Source) string {
@@ -249,9 +262,8 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn 
 	}
 	if err != nil {
 		code := a.reportError(err)
-		if kind, hint, _ := engine.ErrorKind(err); kind == "unbound" && hint == "" && srcs[0].Name == "<eval>" && !strings.Contains(srcs[0].Text, `"`) {
-			// evalrun eval "(greet (name "Ada"))": the shell took the quotes.
-			io.WriteString(a.stderr, "hint: the expression holds no string; if it had double quotes, the shell removed them: put the expression in single quotes, evalrun eval '(f \"text\")'\n")
+		if name, ok := engine.UnboundVariable(err); ok {
+			io.WriteString(a.stderr, unboundHint(name, srcs[0]))
 		}
 		return code
 	}
