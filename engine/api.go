@@ -181,12 +181,18 @@ func UnboundVariable(err error) (string, bool) {
 	if !errors.As(err, &ee) || ee.Kind != evaluator.KindUnbound || ee.Hint != "" {
 		return "", false
 	}
-	rest, ok := strings.CutPrefix(ee.Msg, "Unbound symbol: Name '")
+	return UnboundVariableName(ee.Msg)
+}
+
+// UnboundVariableName returns the name in the message of an unbound
+// variable, "Unbound symbol: Name 'x' is not defined." (an error of
+// evaluation or of evalrun check), and true; false for any other message.
+func UnboundVariableName(msg string) (string, bool) {
+	rest, ok := strings.CutPrefix(msg, "Unbound symbol: Name '")
 	if !ok {
 		return "", false
 	}
-	name, ok := strings.CutSuffix(rest, "' is not defined.")
-	return name, ok
+	return strings.CutSuffix(rest, "' is not defined.")
 }
 
 // ConfigErrorsDisplay returns the display of every error of an invalid
