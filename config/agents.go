@@ -140,9 +140,13 @@ func (c *AgentConfig) UnknownAgent(name string) string {
 	return msg
 }
 
-// UnknownRole returns the message for a role name that is not configured.
+// UnknownRole returns the message for a role name that is not configured:
+// with a "did you mean" for a near one, or saying that none is configured.
 func (c *AgentConfig) UnknownRole(name string) string {
 	msg := fmt.Sprintf("unknown role '%s'", name)
+	if len(c.RoleDefs) == 0 {
+		return msg + " (no role is configured: a [roles.NAME] table of config.toml defines one)"
+	}
 	if s := suggest.Closest(name, slices.Sorted(maps.Keys(c.RoleDefs))); s != "" {
 		msg += fmt.Sprintf(" (did you mean '%s'?)", s)
 	}

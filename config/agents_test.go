@@ -203,7 +203,7 @@ func TestAgentTableErrors(t *testing.T) {
 			[]string{`c.toml:5:9: tasks.b.alias: alias "x" is already the alias of task 'a'`}},
 		{"task without text", "[tasks.t]\nalias = \"t\"\n", []string{"c.toml:1:8: tasks.t: needs one of 'file', 'command' or 'prompt'"}},
 		{"task placeholder", "[tasks.t]\nprompt = \"{instruction}\"\n", []string{"c.toml:2:10: tasks.t.prompt: unknown placeholder {instruction} (did you mean {instructions}?)"}},
-		{"task role", "[tasks.t]\nrole = \"nobody\"\nprompt = \"x\"\n", []string{"c.toml:1:8: tasks.t.role: unknown role 'nobody'"}},
+		{"task role", "[tasks.t]\nrole = \"nobody\"\nprompt = \"x\"\n", []string{"c.toml:1:8: tasks.t.role: unknown role 'nobody' (no role is configured: a [roles.NAME] table of config.toml defines one)"}},
 		{"task unknown key", "[tasks.t]\nprompt = \"x\"\nagnet = \"claude\"\n", []string{"c.toml:3:1: unknown key 'tasks.t.agnet' (did you mean 'agent'?)"}},
 		{"start's keys", "[settings]\ndefault_agent = \"a\"\n[agents.a]\ncommand = \"a\"\nurl = \"https://example.com\"\n[context.env]\nfile = \"E.md\"\n", []string{
 			"c.toml:1:2: unknown key 'settings' (start's [settings] table: write default_agent and default_role at the top level of the file; shell and command_timeout are keys of each role, context or task)",
