@@ -133,6 +133,7 @@ func (a *app) runFiles(files []string, flags evalFlags, resume string) int {
 		}
 	} else if len(files) == 0 {
 		a.errorf(`expected "<file> ..." (or --resume RUN)`)
+		fmt.Fprintln(a.stderr, "Run 'evalrun run --help' for usage.")
 		return exitUsage
 	}
 	sets, code := a.evalSetup(flags)
