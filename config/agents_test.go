@@ -194,6 +194,8 @@ func TestAgentTableErrors(t *testing.T) {
 		{"wrong type", "[agents.a]\ncommand = \"a\"\nstdin = \"yes\"\n", []string{"c.toml:3:9: agents.a.stdin: expected a boolean, got a string"}},
 		{"default agent", "default_agent = \"cluade\"\n", []string{"c.toml:1:17: default_agent: unknown agent 'cluade' (did you mean 'claude'?)"}},
 		{"default role", "default_role = \"reviewr\"\n[roles.reviewer]\nsystem = \"x\"\n", []string{"c.toml:1:16: default_role: unknown role 'reviewr' (did you mean 'reviewer'?)"}},
+		// One- and two-character names get no hint (suggest.Near).
+		{"short role", "default_role = \"x\"\n[roles.y]\nsystem = \"x\"\n", []string{"c.toml:1:16: default_role: unknown role 'x'"}},
 		{"role without text", "[roles.r]\ndescription = \"x\"\n", []string{"c.toml:1:8: roles.r: needs one of 'system', 'file', 'command' or 'prompt'"}},
 		{"role placeholder", "[roles.r]\nprompt = \"{file_content}\"\n", []string{"c.toml:2:10: roles.r.prompt: unknown placeholder {file_content} (did you mean {file_contents}?)"}},
 		{"role timeout", "[roles.r]\ncommand = \"date\"\ncommand_timeout = 0\n", []string{"c.toml:3:19: roles.r.command_timeout: must be at least 1 second, got 0"}},
