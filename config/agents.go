@@ -139,16 +139,20 @@ func (c *AgentConfig) AgentNames() []string {
 // configured nor built in: unknown agent 'cluade' (did you mean 'claude'?).
 func (c *AgentConfig) UnknownAgent(name string) string {
 	msg := fmt.Sprintf("unknown agent '%s'", name)
-	if s := suggest.Closest(name, c.AgentNames()); s != "" {
+	if s := suggest.Near(name, c.AgentNames()); s != "" {
 		msg += fmt.Sprintf(" (did you mean '%s'?)", s)
 	}
 	return msg
 }
 
-// UnknownRole returns the message for a role name that is not configured.
+// UnknownRole returns the message for a role name that is not configured:
+// with a "did you mean" for a near one, or saying that none is configured.
 func (c *AgentConfig) UnknownRole(name string) string {
 	msg := fmt.Sprintf("unknown role '%s'", name)
-	if s := suggest.Closest(name, slices.Sorted(maps.Keys(c.RoleDefs))); s != "" {
+	if len(c.RoleDefs) == 0 {
+		return msg + " (no role is configured: a [roles.NAME] table of config.toml defines one)"
+	}
+	if s := suggest.Near(name, slices.Sorted(maps.Keys(c.RoleDefs))); s != "" {
 		msg += fmt.Sprintf(" (did you mean '%s'?)", s)
 	}
 	return msg
@@ -440,7 +444,7 @@ func (f *file) validateUTD(base []string, u *rawUTD, placeholders []string) Erro
 			}
 			if !slices.Contains(placeholders, m[1]) {
 				msg := fmt.Sprintf("%s: unknown placeholder {%s}", keyPath(sub("prompt")), m[1])
-				if s := suggest.Closest(m[1], placeholders); s != "" {
+				if s := suggest.Near(m[1], placeholders); s != "" {
 					msg += fmt.Sprintf(" (did you mean {%s}?)", s)
 				} else {
 					msg += " (known: {" + strings.Join(placeholders, "}, {") + "})"

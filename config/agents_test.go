@@ -292,6 +292,8 @@ func TestAgentTableErrors(t *testing.T) {
 		{"wrong type", "[agents.a]\ncommand = \"a\"\nstdin = \"yes\"\n", []string{"c.toml:3:9: agents.a.stdin: expected a boolean, got a string"}},
 		{"default agent", "default_agent = \"cluade\"\n", []string{"c.toml:1:17: default_agent: unknown agent 'cluade' (did you mean 'claude'?)"}},
 		{"default role", "default_role = \"reviewr\"\n[roles.reviewer]\nsystem = \"x\"\n", []string{"c.toml:1:16: default_role: unknown role 'reviewr' (did you mean 'reviewer'?)"}},
+		// One- and two-character names get no hint (suggest.Near).
+		{"short role", "default_role = \"x\"\n[roles.y]\nsystem = \"x\"\n", []string{"c.toml:1:16: default_role: unknown role 'x'"}},
 		{"role without text", "[roles.r]\ndescription = \"x\"\n", []string{"c.toml:1:8: roles.r: needs one of 'system', 'file', 'command' or 'prompt'"}},
 		{"role placeholder", "[roles.r]\nprompt = \"{file_content}\"\n", []string{"c.toml:2:10: roles.r.prompt: unknown placeholder {file_content} (did you mean {file_contents}?)"}},
 		{"role timeout", "[roles.r]\ncommand = \"date\"\ncommand_timeout = 0\n", []string{"c.toml:3:19: roles.r.command_timeout: must be at least 1 second, got 0"}},
@@ -301,7 +303,7 @@ func TestAgentTableErrors(t *testing.T) {
 			[]string{`c.toml:5:9: tasks.b.alias: alias "x" is already the alias of task 'a'`}},
 		{"task without text", "[tasks.t]\nalias = \"t\"\n", []string{"c.toml:1:8: tasks.t: needs one of 'file', 'command' or 'prompt'"}},
 		{"task placeholder", "[tasks.t]\nprompt = \"{instruction}\"\n", []string{"c.toml:2:10: tasks.t.prompt: unknown placeholder {instruction} (did you mean {instructions}?)"}},
-		{"task role", "[tasks.t]\nrole = \"nobody\"\nprompt = \"x\"\n", []string{"c.toml:1:8: tasks.t.role: unknown role 'nobody'"}},
+		{"task role", "[tasks.t]\nrole = \"nobody\"\nprompt = \"x\"\n", []string{"c.toml:1:8: tasks.t.role: unknown role 'nobody' (no role is configured: a [roles.NAME] table of config.toml defines one)"}},
 		{"task unknown key", "[tasks.t]\nprompt = \"x\"\nagnet = \"claude\"\n", []string{"c.toml:3:1: unknown key 'tasks.t.agnet' (did you mean 'agent'?)"}},
 		{"model table without id", "[agents.a]\ncommand = \"a\"\n[agents.a.models.sonnet]\nname = \"Sonnet\"\n",
 			[]string{`c.toml:3:18: agents.a.models.sonnet: expected a model id string, or a table with id = "MODEL-ID" (start's form)`}},

@@ -5,9 +5,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/internal/suggest"
 	"github.com/evalrun/evalrun/memory"
 )
 
@@ -169,6 +171,22 @@ func (c *Config) ProviderNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// UnknownProvider returns the message for a provider name that is neither
+// configured nor built in; where says where the name was given ("" for
+// nowhere in particular): unknown provider 'opnai' (--provider; known:
+// echo, openai, replay; did you mean 'openai'?).
+func (c *Config) UnknownProvider(name, where string) string {
+	names := c.ProviderNames()
+	detail := "known: " + strings.Join(names, ", ")
+	if where != "" {
+		detail = where + "; " + detail
+	}
+	if s := suggest.Near(name, names); s != "" {
+		detail += "; did you mean '" + s + "'?"
+	}
+	return "unknown provider '" + name + "' (" + detail + ")"
 }
 
 // HasRole reports whether [roles.NAME] is configured.

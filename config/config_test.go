@@ -186,6 +186,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{"syntax", "[limits\n", []string{"c.toml:1:8: TOML syntax error: expected ']' to close table name"}},
 		{"syntax value", "x = = 1\n", []string{"c.toml:1:5: TOML syntax error: unexpected character U+003D '=' at start of value"}},
+		{"unquoted string", "default_provider = local  # mine\n", []string{"c.toml:1:20: TOML syntax error: unexpected character U+006C 'l' at start of value (a string needs quotes: \"local\")"}},
 		{"duplicate key", "[limits]\nmax_turns = 3\nmax_turns = 4\n", []string{"c.toml:3:1: TOML syntax error: key max_turns is already defined"}},
 		{"unknown key", "[limits]\nmax_turn = 3\n", []string{"c.toml:2:1: unknown key 'limits.max_turn' (did you mean 'max_turns'?)"}},
 		{"unknown keys", "colour = 1\n[providers.p]\ntype = \"echo\"\nmodle = \"x\"\n",
@@ -218,6 +219,7 @@ func TestErrors(t *testing.T) {
 				"c.toml:7:12: context.subset_k: must be at least 1, got 0",
 			}},
 		{"default provider", "default_provider = \"nope\"\n", []string{"c.toml:1:20: default_provider: unknown provider 'nope' (known: echo, openai, replay)"}},
+		{"default provider typo", "default_provider = \"ecoh\"\n", []string{"c.toml:1:20: default_provider: unknown provider 'ecoh' (known: echo, openai, replay; did you mean 'echo'?)"}},
 		{"inline table", "providers = { p = { type = \"x\" } }\n", []string{`c.toml:1:28: providers.p.type: invalid value "x": expected openai, echo or replay`}},
 		{"quoted name", "[providers.\"my llm\"]\ntype = \"echo\"\n", []string{`c.toml:1:12: invalid provider name 'my llm': use letters, digits, '.', '_' and '-'`}},
 		{"columns in code points", "[roles.\"é\"]\nsystem = \"é\"\nx = 1\n", []string{"c.toml:3:1: unknown key 'roles.\"é\".x'"}},

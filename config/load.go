@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	toml "github.com/pelletier/go-toml/v2"
 
@@ -302,6 +303,10 @@ func (f *file) decodeError(de *toml.DecodeError) *Error {
 		e.Msg = fmt.Sprintf("%s: expected %s, got %s", keyPath(key), want, got)
 		return e
 	}
+	if word := bareWord(f.src.Text[e.Pos.Off:]); word != "" && strings.Contains(msg, "at start of value") {
+		// A string written without quotes: say how to write it.
+		msg += fmt.Sprintf(" (a string needs quotes: %q)", word)
+	}
 	switch {
 	case len(key) == 0:
 		e.Msg = "TOML syntax error: " + msg
@@ -311,6 +316,18 @@ func (f *file) decodeError(de *toml.DecodeError) *Error {
 		e.Msg = keyPath(key) + ": " + msg
 	}
 	return e
+}
+
+// bareWord returns the word that starts text when it starts with a letter
+// (a value that should have been a quoted string), up to the end of the
+// line or a comment, trimmed; "" otherwise.
+func bareWord(text string) string {
+	if text == "" || !unicode.IsLetter(rune(text[0])) {
+		return ""
+	}
+	line, _, _ := strings.Cut(text, "\n")
+	line, _, _ = strings.Cut(line, "#")
+	return strings.TrimSpace(line)
 }
 
 // withArticle names a TOML kind with its article: "an integer", "a string".

@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/evalrun/evalrun/handler"
 	"github.com/evalrun/evalrun/sexp"
@@ -141,7 +140,7 @@ func (m *merger) check() ErrorList {
 		errs = append(errs, &Error{
 			Pos: m.origin["default_provider"],
 			Key: "default_provider",
-			Msg: fmt.Sprintf("default_provider: unknown provider '%s' (known: %s)", dp, strings.Join(c.ProviderNames(), ", ")),
+			Msg: "default_provider: " + c.UnknownProvider(dp, ""),
 		})
 	}
 	return append(errs, m.checkAgentTables()...)

@@ -182,7 +182,9 @@ func selectedContexts(cfg *config.Config, want []string) ([]config.ContextDef, e
 	for _, w := range want {
 		if !slices.Contains(names, w) {
 			msg := fmt.Sprintf("--context: unknown context or tag '%s'", w)
-			if s := suggest.Closest(w, names); s != "" {
+			if len(names) == 0 {
+				msg += " (no context is configured: a [contexts.NAME] table of config.toml defines one)"
+			} else if s := suggest.Near(w, names); s != "" {
 				msg += fmt.Sprintf(" (did you mean '%s'?)", s)
 			}
 			return nil, errorf(KindConfig, "%s", msg)

@@ -172,6 +172,29 @@ func ErrorDisplay(err error) (string, bool) {
 	return "", false
 }
 
+// UnboundVariable returns the name of an evaluation error of Run or Eval
+// that is an unbound variable ("Unbound symbol: Name 'x' is not defined.",
+// SPEC §6.2) with no "did you mean" hint, and true; false for any other
+// error. An unknown operator is not a variable.
+func UnboundVariable(err error) (string, bool) {
+	var ee *evaluator.Error
+	if !errors.As(err, &ee) || ee.Kind != evaluator.KindUnbound || ee.Hint != "" {
+		return "", false
+	}
+	return UnboundVariableName(ee.Msg)
+}
+
+// UnboundVariableName returns the name in the message of an unbound
+// variable, "Unbound symbol: Name 'x' is not defined." (an error of
+// evaluation or of evalrun check), and true; false for any other message.
+func UnboundVariableName(msg string) (string, bool) {
+	rest, ok := strings.CutPrefix(msg, "Unbound symbol: Name '")
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(rest, "' is not defined.")
+}
+
 // ConfigErrorsDisplay returns the display of every error of an invalid
 // configuration file ("PATH:LINE:COL: message" with the source line and
 // a caret) that err holds, and true; false when it holds none.

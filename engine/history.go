@@ -119,8 +119,12 @@ func (h *History) WriteStatus(w io.Writer, ref string, f StatusFormat) error {
 }
 
 // NoJournalError is the error of a command that needs the journal in a
-// project that has none.
+// project that has none. ref "last" (status without an argument) says that
+// there are no runs yet and what creates the journal.
 func NoJournalError(ref string) error {
+	if ref == "last" {
+		return errorf(KindUsage, "no runs yet: the journal %s does not exist (evalrun run, eval and task create it)", journal.DefaultPath)
+	}
 	return errorf(KindUsage, "no run %s: the journal %s does not exist", ref, journal.DefaultPath)
 }
 

@@ -998,6 +998,7 @@ func TestPlanCommandStepsJournaled(t *testing.T) {
     [completed] step "IMPL-003.1 step 2"
       [completed] task plan/agent-step  1 turn  77 tokens
     [failed]    step "IMPL-003.1 step 3"   <-- current
+error: 1 task(s) failed: IMPL-003.1
 `
 	if got := statusTree(t, root); got != want {
 		t.Errorf("status:\n%s\nwant:\n%s", got, want)

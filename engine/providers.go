@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/evalrun/evalrun/config"
@@ -169,11 +168,6 @@ func (p *provenance) reached(t *templates.Template) {
 	p.stderr.printf("%s\n", t.Provenance())
 }
 
-// providerNames lists the names --provider accepts, for messages.
-func providerNames(cfg *config.Config) string {
-	return strings.Join(cfg.ProviderNames(), ", ")
-}
-
 // chooseProviders picks the run's provider (Options.Provider, or the echo
 // provider under DryRun) and the default provider (default_provider, else
 // OPENAI_API_KEY's openai, else the echo provider with the notice) of SPEC
@@ -187,13 +181,13 @@ func (e *Engine) chooseProviders(ps *providers) (run, def, implicitEcho handler.
 		p, ok, err := ps.get(name)
 		switch {
 		case !ok:
-			return nil, errorf(KindConfig, "unknown provider '%s' (%s; known: %s)", name, what, providerNames(cfg))
+			return nil, errorf(KindConfig, "%s", cfg.UnknownProvider(name, what))
 		case err != nil:
 			return nil, errorf(KindConfig, "provider '%s': %v", name, err)
 		}
 		if !opts.DryRun {
 			if err := handler.CheckKey(p); err != nil {
-				return nil, &Error{Kind: KindConfig, Err: err}
+				return nil, &Error{Kind: KindConfig, Err: fmt.Errorf("%w; set it (any value for a server that needs no key), or run offline with --provider echo", err)}
 			}
 		}
 		return p, nil
@@ -210,7 +204,7 @@ func (e *Engine) chooseProviders(ps *providers) (run, def, implicitEcho handler.
 	}
 	if opts.Provider != "" {
 		if !cfg.HasProvider(opts.Provider) {
-			return nil, nil, nil, errorf(KindUsage, "unknown provider '%s' (--provider; known: %s)", opts.Provider, providerNames(cfg))
+			return nil, nil, nil, errorf(KindUsage, "%s", cfg.UnknownProvider(opts.Provider, "--provider"))
 		}
 	}
 	if opts.DryRun {

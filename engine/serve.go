@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 
 	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/serve"
@@ -60,6 +61,9 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return errorf(KindUsage, "cannot listen on %s: %v (is another evalrun serve running? --addr 127.0.0.1:0 picks a free port)", addr, err)
+		}
 		return errorf(KindUsage, "cannot listen on %s: %v", addr, err)
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalrun/evalrun/internal/suggest"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/templates"
 	"github.com/evalrun/evalrun/value"
@@ -324,8 +325,14 @@ func (c *checker) form(x *expr, e cenv) {
 			c.exprs(args, e)
 		default:
 			c.errorf(head.pos(), "Unbound symbol or unrecognized operator: %s", name)
-			c.diags[len(c.diags)-1].Hint = c.nearestName(name, e)
-			c.lenientArgs(args, e)
+			hint := c.nearestName(name, e)
+			c.diags[len(c.diags)-1].Hint = hint
+			// A misspelt special form ((defin x 1), (lett ((a 1)) a)) has
+			// arguments in that form's syntax: checked as a call's, they
+			// would only add errors that the fix removes.
+			if specialForms[hint] == nil {
+				c.lenientArgs(args, e)
+			}
 		}
 	case opApplyExpr:
 		c.expr(head, e)
@@ -605,6 +612,11 @@ func (c *checker) checkInputs(name string, t *templates.Template, given []givenI
 	}
 	if len(unknown) > 0 {
 		c.errorf(unknownPos, "Unknown parameter(s) for task '%s': %s", name, strings.Join(unknown, ", "))
+		names := make([]string, len(t.Inputs))
+		for i, in := range t.Inputs {
+			names[i] = in.Name
+		}
+		c.diags[len(c.diags)-1].Hint = suggest.Near(unknown[0], names)
 	}
 	var missing []string
 	for _, in := range t.Inputs {

@@ -405,6 +405,49 @@ func TestCheckTemplateInputs(t *testing.T) {
 	}
 }
 
+// TestCheckUnknownInputHint: an unknown parameter near a declared input of
+// the template gets a "did you mean" hint naming the input; one far from
+// every input gets none.
+func TestCheckUnknownInputHint(t *testing.T) {
+	tasks := evaluator.CheckOptions{Tasks: inputTasks{}}
+	for text, want := range map[string]string{
+		`(review (focus "x") (dpth 1))`: "depth",
+		`(review (focuz "x"))`:          "focus",
+		`(review (focus "x") (size 1))`: "",
+	} {
+		forms, err := sexp.Parse(sexp.NewSource("t.sexp", text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hint string
+		found := false
+		for _, d := range evaluator.Check(forms, tasks) {
+			if strings.HasPrefix(d.Msg, "Unknown parameter(s)") {
+				hint, found = d.Hint, true
+			}
+		}
+		if !found || hint != want {
+			t.Errorf("%s: unknown-parameter error found %v, hint %q, want %q", text, found, hint, want)
+		}
+	}
+}
+
+// TestCheckMisspeltSpecialForm: a misspelt special form is one error with
+// its hint; its arguments, written in that form's syntax, add none. An
+// unknown operator near no special form still has its arguments checked.
+func TestCheckMisspeltSpecialForm(t *testing.T) {
+	for text, want := range map[string][]string{
+		"(defin x 1)":         {"1:2: error: Unbound symbol or unrecognized operator: defin"},
+		"(lett ((a 1)) a)":    {"1:2: error: Unbound symbol or unrecognized operator: lett"},
+		"(lamda (x) (* x y))": {"1:2: error: Unbound symbol or unrecognized operator: lamda"},
+		"(frobnicate zork)":   {"1:2: error: Unbound symbol or unrecognized operator: frobnicate", "1:13: error: Unbound symbol: Name 'zork' is not defined."},
+	} {
+		if diff := cmp.Diff(want, checkLines(t, text, evaluator.CheckOptions{})); diff != "" {
+			t.Errorf("%s: mismatch (-want +got):\n%s", text, diff)
+		}
+	}
+}
+
 // TestCheckReportsEveryShapeError: shape errors that evaluation would
 // raise only when it reaches them (or never) are all reported at once.
 func TestCheckReportsEveryShapeError(t *testing.T) {

@@ -1,6 +1,8 @@
 package evaluator
 
 import (
+	"slices"
+
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/value"
 )
@@ -37,12 +39,13 @@ func defineForm(name string, repeats bool, compile func(c *compiler, x *expr, de
 	specialForms[name] = &specialForm{name: name, compile: compile, repeats: repeats}
 }
 
-// SpecialFormNames returns the names of all special forms.
+// SpecialFormNames returns the names of all special forms, sorted.
 func SpecialFormNames() []string {
 	names := make([]string, 0, len(specialForms))
 	for n := range specialForms {
 		names = append(names, n)
 	}
+	slices.Sort(names) // a map's order would make the hints of ties random
 	return names
 }
 

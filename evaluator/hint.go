@@ -1,39 +1,19 @@
 package evaluator
 
 import (
+	"slices"
 	"sort"
-	"unicode/utf8"
 
 	"github.com/evalrun/evalrun/internal/suggest"
 )
 
 // nearest returns the candidate nearest to an unknown name, for the hint of
-// an unbound-name error, or "" when none is near enough. Groups are tried
-// in order, so on a tie the earlier group wins. Names shorter than three
-// characters get no hint (every one-letter name is one edit from an
-// operator such as + or <); names of up to four characters accept one
-// edit, longer ones two (decided here).
+// an unbound-name error, or "" when none is near enough (suggest.Near: names
+// shorter than three characters get no hint, since every one-letter name is
+// one edit from an operator such as + or <). Groups are tried in order, so
+// on a tie the earlier group wins.
 func nearest(name string, groups ...[]string) string {
-	n := utf8.RuneCountInString(name)
-	if n < 3 {
-		return ""
-	}
-	maxDist := 1
-	if n > 4 {
-		maxDist = suggest.MaxDistance
-	}
-	best, bestDist := "", maxDist+1
-	for _, g := range groups {
-		for _, c := range g {
-			if c == name || utf8.RuneCountInString(c) < 3 {
-				continue
-			}
-			if d := suggest.Distance(name, c); d < bestDist {
-				best, bestDist = c, d
-			}
-		}
-	}
-	return best
+	return suggest.Near(name, slices.Concat(groups...))
 }
 
 // templateNames lists the templates of a task system that can list them.

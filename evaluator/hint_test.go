@@ -45,6 +45,19 @@ func TestUnknownNameHints(t *testing.T) {
 	}
 }
 
+// TestUnknownNameHintTies: of names equally near, the hint is always the
+// same one — the first in sorted order — never one chosen by a map's order.
+func TestUnknownNameHintTies(t *testing.T) {
+	for range 20 {
+		in := evaluator.New(evaluator.Options{})
+		_, err := in.EvalString(context.Background(), "<t>", "(lett ((a 1)) a)")
+		var e *evaluator.Error
+		if !errors.As(err, &e) || e.Hint != "let" {
+			t.Fatalf("hint for lett: %v", err)
+		}
+	}
+}
+
 // TestCheckHints: evalrun check gives the same hints as evaluation.
 func TestCheckHints(t *testing.T) {
 	src := sexp.NewSource("t.sexp", "(define items (list 1 2))\n(lenght itmes)\n(car 1)\n")

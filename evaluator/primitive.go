@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/evalrun/evalrun/sexp"
@@ -50,7 +51,7 @@ func lookupPrimitive(name string) *primitive {
 	return valuePrimitives[name]
 }
 
-// PrimitiveNames returns the names of all primitives.
+// PrimitiveNames returns the names of all primitives, sorted.
 func PrimitiveNames() []string {
 	names := make([]string, 0, len(primitives)+len(valuePrimitives))
 	for n := range primitives {
@@ -59,6 +60,7 @@ func PrimitiveNames() []string {
 	for n := range valuePrimitives {
 		names = append(names, n)
 	}
+	slices.Sort(names) // a map's order would make the hints of ties random
 	return names
 }
 

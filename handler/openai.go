@@ -327,12 +327,19 @@ func retryStatus(code int) bool {
 }
 
 // httpFailure builds the failure of a non-2xx answer, with the server's
-// message.
+// message and, for 401, 403 and 404, what to check: the key's variable, or
+// the model and base_url.
 func (p *OpenAI) httpFailure(hresp *http.Response, data []byte) *failure {
 	code := hresp.StatusCode
 	msg := serverMessage(data)
 	if msg == "" {
 		msg = http.StatusText(code)
+	}
+	switch code {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		msg += " (check the key in " + p.cfg.APIKeyEnv + ")"
+	case http.StatusNotFound:
+		msg += " (check the model and the server's base_url, " + p.cfg.BaseURL + ")"
 	}
 	f := &failure{
 		err:        NewError(ReasonLLMError, p.cfg.Name+": HTTP "+strconv.Itoa(code)+": "+msg, nil),

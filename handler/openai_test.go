@@ -345,6 +345,28 @@ func TestOpenAIClientErrorFailsAtOnce(t *testing.T) {
 	}
 }
 
+// TestOpenAIClientErrorHints: a refused key and an unknown model or path
+// say what to check.
+func TestOpenAIClientErrorHints(t *testing.T) {
+	for _, tc := range []struct {
+		code int
+		body string
+		want string
+	}{
+		{401, `{"error":{"message":"Incorrect API key provided"}}`, "openai: HTTP 401: Incorrect API key provided (check the key in OPENAI_API_KEY)"},
+		{403, ``, "openai: HTTP 403: Forbidden (check the key in OPENAI_API_KEY)"},
+		{404, `{"error":{"message":"The model 'gpt-9' does not exist"}}`, "openai: HTTP 404: The model 'gpt-9' does not exist (check the model and the server's base_url, URL)"},
+	} {
+		f := newFakeServer(t, status(tc.code, tc.body))
+		p, _ := testProvider(t, f, nil)
+		_, err := p.Complete(context.Background(), userRequest("x"))
+		want := strings.ReplaceAll(tc.want, "URL", p.cfg.BaseURL)
+		if ReasonOf(err, "") != ReasonLLMError || err == nil || err.Error() != want {
+			t.Errorf("HTTP %d: err = %v\nwant %s", tc.code, err, want)
+		}
+	}
+}
+
 func TestOpenAIStalledServerTimesOut(t *testing.T) {
 	f := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // never answers; ends when the client gives up

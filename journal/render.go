@@ -49,9 +49,8 @@ const timeLayout = "2006-01-02 15:04:05"
 
 // RenderStatus writes `evalrun status` (SPEC §16.3): a header line, then one
 // line per node, indented two spaces per level, with an aligned [status]
-// column and `<-- current` after the current position. A failed run none
-// of whose nodes failed has its error's first line under the header
-// ("  error: MESSAGE").
+// column and `<-- current` after the current position; a run that ended
+// with an error ends with the line "error: " and the error's first line.
 func RenderStatus(w io.Writer, run *RunRecord, tree []*Node) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "run %s  %s  %s  started %s  %s  %s  %s tokens", run.ID, run.Status, run.WorkflowPath,
@@ -61,11 +60,6 @@ func RenderStatus(w io.Writer, run *RunRecord, tree []*Node) error {
 		b.WriteString("  " + c)
 	}
 	b.WriteByte('\n')
-	if run.Status == StatusFailed && run.Error != "" && !anyFailed(tree) {
-		// Nothing in the tree says why: it failed before its first call,
-		// or between calls.
-		b.WriteString("  error: " + FirstLine(run.Error, messageWidth) + "\n")
-	}
 	cur := CurrentPosition(tree)
 	Walk(tree, func(n *Node, depth int) bool {
 		b.WriteString(strings.Repeat("  ", depth+1))
@@ -88,18 +82,12 @@ func RenderStatus(w io.Writer, run *RunRecord, tree []*Node) error {
 		b.WriteByte('\n')
 		return true
 	})
+	if run.Error != "" {
+		first, _, _ := strings.Cut(run.Error, "\n")
+		b.WriteString("error: " + first + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// anyFailed reports whether a node of tree failed.
-func anyFailed(tree []*Node) bool {
-	failed := false
-	Walk(tree, func(n *Node, _ int) bool {
-		failed = failed || n.Status == StatusFailed
-		return !failed
-	})
-	return failed
 }
 
 // callDetail is what a task or tool line shows after its name: the failure

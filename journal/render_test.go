@@ -73,6 +73,23 @@ func TestRenderStatusGolden(t *testing.T) {
 	golden(t, "runs.golden", b.String())
 }
 
+// TestRenderStatusError: a run that ended with an error says why on its
+// last line, even when it made no call (the first line of a positioned
+// error only).
+func TestRenderStatusError(t *testing.T) {
+	s, _ := openTest(t)
+	ids(s, "c3d4")
+	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "<eval>"}))
+	check(t, run.Finish(StatusFailed, nil, errors.New("<eval>:1:1: boom\n(error \"boom\")\n^")))
+	rec := must[*RunRecord](t)(s.Resolve("last"))
+	var b bytes.Buffer
+	check(t, RenderStatus(&b, rec, must[[]*Node](t)(s.Tree(rec.ID))))
+	want := "run 20250106-140300-c3d4  failed  <eval>  started 2025-01-06 14:03:00  0s  0 calls  0 tokens\nerror: <eval>:1:1: boom\n"
+	if b.String() != want {
+		t.Fatalf("status:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
 // TestRenderMarkdownGolden reproduces the example of SPEC §20.4: an
 // interrupted run of release.sexp.
 func TestRenderMarkdownGolden(t *testing.T) {
@@ -176,9 +193,9 @@ func TestRunCostText(t *testing.T) {
 	}
 }
 
-// TestRenderStatusRunError: a failed run whose tree does not say why (no
-// node failed: it failed before any call, or between calls) shows its
-// error under the header; one with a failed node does not repeat it.
+// TestRenderStatusRunError: a run that ended with an error ends with the
+// line "error: " and the error's first line, whether its tree says why (a
+// failed node) or not (it failed before any call, or between calls).
 func TestRenderStatusRunError(t *testing.T) {
 	s, _ := openTest(t)
 	ids(s, "a1b2", "c3d4")
@@ -189,8 +206,8 @@ func TestRenderStatusRunError(t *testing.T) {
 	var b bytes.Buffer
 	check(t, RenderStatus(&b, rec, must[[]*Node](t)(s.Tree(rec.ID))))
 	want := "run 20250106-140300-a1b2  failed  w.sexp  started " + t0.Local().Format(timeLayout) + "  0s  0 calls  0 tokens\n" +
-		"  error: w.sexp:2:1: Undefined variable: x\n" +
-		"  [pending]   step \"plan\"   <-- current\n"
+		"  [pending]   step \"plan\"   <-- current\n" +
+		"error: w.sexp:2:1: Undefined variable: x\n"
 	if b.String() != want {
 		t.Errorf("status:\n%s\nwant:\n%s", b.String(), want)
 	}
@@ -202,7 +219,7 @@ func TestRenderStatusRunError(t *testing.T) {
 	rec = must[*RunRecord](t)(s.GetRun(run.ID()))
 	b.Reset()
 	check(t, RenderStatus(&b, rec, must[[]*Node](t)(s.Tree(rec.ID))))
-	if strings.Contains(b.String(), "error:") {
-		t.Errorf("the error of a failed node repeated:\n%s", b.String())
+	if !strings.HasSuffix(b.String(), "\nerror: w.sexp:1:1: exit status 1\n") {
+		t.Errorf("status does not end with the run's error:\n%s", b.String())
 	}
 }

@@ -115,3 +115,24 @@ func TestDiagnosticDisplay(t *testing.T) {
 		t.Errorf("text(4) = %q", got)
 	}
 }
+
+// TestLoadMissingDir: a plan directory that does not exist is named as such,
+// with the session directories beside it to choose from.
+func TestLoadMissingDir(t *testing.T) {
+	active := filepath.Join(t.TempDir(), ".workflow", "active")
+	for _, d := range []string{"WFS-jwt-auth", "WFS-docs", "notes"} {
+		if err := os.MkdirAll(filepath.Join(active, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _, err := Load(filepath.Join(active, "WFS-jwt"), Options{})
+	want := "plan directory " + filepath.Join(active, "WFS-jwt") + " does not exist; the sessions beside it: " +
+		filepath.Join(active, "WFS-docs") + ", " + filepath.Join(active, "WFS-jwt-auth")
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+	_, _, err = Load(filepath.Join(active, "notes", "x"), Options{})
+	if err == nil || err.Error() != "plan directory "+filepath.Join(active, "notes", "x")+" does not exist" {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -72,12 +74,33 @@ func readFile(path string) (*File, error) {
 	return &File{Path: path, Src: data, stamp: stamp{size: fi.Size(), mtime: fi.ModTime(), sum: sha256.Sum256(data)}}, nil
 }
 
+// missingDirError is the error of a plan directory that does not exist: it
+// names the WFS-* session directories beside it, if any, to choose from.
+func missingDirError(dir string) error {
+	parent := filepath.Dir(filepath.Clean(dir))
+	var sessions []string
+	if entries, err := os.ReadDir(parent); err == nil {
+		for _, e := range entries {
+			if e.IsDir() && strings.HasPrefix(e.Name(), "WFS-") {
+				sessions = append(sessions, filepath.Join(parent, e.Name()))
+			}
+		}
+	}
+	if len(sessions) == 0 {
+		return fmt.Errorf("plan directory %s does not exist", dir)
+	}
+	return fmt.Errorf("plan directory %s does not exist; the sessions beside it: %s", dir, strings.Join(sessions, ", "))
+}
+
 // Load reads the session directory dir and checks it (SPEC §23.2). The
 // plan is returned whenever the directory could be read, with every
 // problem found; use it for running only when the diagnostics hold no
 // error. The error is for a directory that cannot be read.
 func Load(dir string, opts Options) (*Plan, Diagnostics, error) {
 	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, missingDirError(dir)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -131,7 +131,7 @@ func (e *Executor) selectAgent(t *templates.Template, chosen string) (def agent.
 			names = s.AgentNames()
 		}
 		msg := fmt.Sprintf("unknown agent '%s'", name)
-		if hint := suggest.Closest(name, names); hint != "" {
+		if hint := suggest.Near(name, names); hint != "" {
 			msg += fmt.Sprintf(" (did you mean '%s'?)", hint)
 		}
 		return agent.Definition{}, false, fail(ReasonConfiguration, msg)

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/evalrun/evalrun/internal/suggest"
 )
 
 // The asset library (SPEC §22.7): ready templates embedded in the binary,
@@ -65,13 +67,17 @@ var ErrExists = errors.New("file exists")
 // AddAsset copies the asset called name into the template directory dir as
 // NAME.xml, or, with as set, as AS.xml with the template renamed AS. It
 // refuses to overwrite a file (the error wraps ErrExists) and returns the
-// path written. An unknown name is an error listing the assets.
+// path written. An unknown name is an error listing the assets, with the
+// nearest one first when the name looks misspelt.
 func AddAsset(dir, name, as string) (string, error) {
 	a, ok := LookupAsset(name)
 	if !ok {
 		var names []string
 		for _, x := range assets() {
 			names = append(names, x.Name)
+		}
+		if near := suggest.Near(name, names); near != "" {
+			return "", fmt.Errorf("unknown asset template '%s' (did you mean '%s'? assets: %s)", name, near, strings.Join(names, ", "))
 		}
 		return "", fmt.Errorf("unknown asset template '%s' (assets: %s)", name, strings.Join(names, ", "))
 	}

@@ -63,6 +63,9 @@ func TestAddAsset(t *testing.T) {
 	if _, err := AddAsset(dir, "nope", ""); err == nil || !strings.HasPrefix(err.Error(), "unknown asset template 'nope' (assets: code-review, commit-message,") {
 		t.Errorf("unknown: %v", err)
 	}
+	if _, err := AddAsset(dir, "code-reveiw", ""); err == nil || !strings.HasPrefix(err.Error(), "unknown asset template 'code-reveiw' (did you mean 'code-review'? assets: code-review,") {
+		t.Errorf("misspelt: %v", err)
+	}
 }
 
 func TestFromConfigTask(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/evalrun/evalrun/internal/suggest"
 )
 
 // builtinNames are the built-in placeholders of SPEC §12.3.
@@ -114,6 +116,15 @@ func compile(t *Template) (*Parts, ErrorList) {
 	return p, errs
 }
 
+// inputNames returns the names of t's inputs in declaration order.
+func inputNames(t *Template) []string {
+	names := make([]string, len(t.Inputs))
+	for i, in := range t.Inputs {
+		names[i] = in.Name
+	}
+	return names
+}
+
 // Infer validates and compiles the placeholders of t and caches the result
 // for execution (SPEC §9.3, §9.4). Every placeholder must be well formed.
 // When t.InputsDeclared is true every placeholder root must name a declared
@@ -142,8 +153,11 @@ func Infer(t *Template) error {
 				if _, ok := t.InputNamed(c.ph.root); ok {
 					continue
 				}
-				e := newError(txt.src, c.ph.off, c.ph.src,
-					"unknown placeholder "+c.ph.src+": not a declared input or built-in")
+				msg := "unknown placeholder " + c.ph.src + ": not a declared input or built-in"
+				if near := suggest.Near(c.ph.root, inputNames(t)); near != "" {
+					msg += " (did you mean '" + near + "'?)"
+				}
+				e := newError(txt.src, c.ph.off, c.ph.src, msg)
 				e.Field = field
 				e.Index = index
 				errs = append(errs, e)

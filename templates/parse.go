@@ -205,7 +205,7 @@ func (p *parser) attrs(el *etree.Element, known ...string) attrSet {
 			continue // a namespace declaration, not an attribute
 		}
 		if !contains(known, a.name) {
-			if hint := suggest.Closest(a.name, known); hint != "" {
+			if hint := suggest.Near(a.name, known); hint != "" {
 				p.errorf(a.off, "unknown attribute '%s' on <%s> (did you mean '%s'?)", a.name, el.FullTag(), hint)
 			} else {
 				p.errorf(a.off, "unknown attribute '%s' on <%s>", a.name, el.FullTag())
@@ -260,7 +260,7 @@ func (p *parser) children(el *etree.Element, known []string, repeatable ...strin
 // unknownElement reports the element c inside parent, with a hint from known.
 func (p *parser) unknownElement(c, parent *etree.Element, known []string) {
 	name := c.FullTag()
-	if hint := suggest.Closest(name, known); hint != "" {
+	if hint := suggest.Near(name, known); hint != "" {
 		p.errorf(p.off(c), "unknown element <%s> in <%s> (did you mean <%s>?)", name, parent.FullTag(), hint)
 		return
 	}

@@ -267,6 +267,11 @@ func TestValidationMessages(t *testing.T) {
       meet {{ foo }} and {{instructions}}.
   </instructions>
 </task>`, []string{`6:12: unknown placeholder {{ foo }}: not a declared input or built-in`}},
+		{"misspelt placeholder", `<task name="a" type="atomic">
+  <description>d</description>
+  <inputs><input name="topic"/></inputs>
+  <instructions>About {{topc}}</instructions>
+</task>`, []string{`4:23: unknown placeholder {{topc}}: not a declared input or built-in (did you mean 'topic'?)`}},
 		{"malformed placeholders in every text", `<task name="a" type="atomic">
   <description>d</description>
   <instructions>A {{ x | uper }}</instructions>

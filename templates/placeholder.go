@@ -257,7 +257,7 @@ func compilePlaceholder(src string, p, q int) (*placeholder, *PlaceholderError) 
 		foff := p + 2 + f.Pos.Offset
 		spec, ok := filters[f.Name]
 		if !ok {
-			if hint := suggest.Closest(f.Name, filterNames); hint != "" {
+			if hint := suggest.Near(f.Name, filterNames); hint != "" {
 				return nil, fail(foff, "unknown filter '%s' (did you mean '%s'?)", f.Name, hint)
 			}
 			return nil, fail(foff, "unknown filter '%s'", f.Name)

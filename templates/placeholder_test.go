@@ -252,7 +252,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"{{ x | uper }}", []errPos{{1, 8, 7, "{{ x | uper }}", "invalid placeholder {{ x | uper }}: unknown filter 'uper' (did you mean 'upper'?)"}}},
 		{"{{ x | frobnicate }}", []errPos{{1, 8, 7, "{{ x | frobnicate }}", "invalid placeholder {{ x | frobnicate }}: unknown filter 'frobnicate'"}}},
-		{"{{ x | jion(\",\") }}", []errPos{{1, 8, 7, `{{ x | jion(",") }}`, `invalid placeholder {{ x | jion(",") }}: unknown filter 'jion' (did you mean 'json'?)`}}},
+		{"{{ x | jion(\",\") }}", []errPos{{1, 8, 7, `{{ x | jion(",") }}`, `invalid placeholder {{ x | jion(",") }}: unknown filter 'jion' (did you mean 'join'?)`}}},
 		{"line one\n  {{ x | truncate }}", []errPos{{2, 10, 18, "{{ x | truncate }}", "invalid placeholder {{ x | truncate }}: filter 'truncate' takes 1 argument, got 0"}}},
 		{"{{ x | upper(1) }}", []errPos{{1, 8, 7, "{{ x | upper(1) }}", "invalid placeholder {{ x | upper(1) }}: filter 'upper' takes no arguments, got 1"}}},
 		{"{{ x | join(\",\", \";\") }}", []errPos{{1, 8, 7, `{{ x | join(",", ";") }}`, `invalid placeholder {{ x | join(",", ";") }}: filter 'join' takes 1 argument, got 2`}}},

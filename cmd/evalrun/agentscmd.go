@@ -117,6 +117,10 @@ func (c *contextsListCmd) Run(a *app) error {
 	if c.JSON {
 		return exit(a.printJSON(list))
 	}
+	if len(list) == 0 {
+		fmt.Fprintln(a.stdout, "no contexts configured; [contexts.NAME] tables of config.toml add text before the prompts")
+		return exit(exitOK)
+	}
 	rows := make([][]string, 0, len(list))
 	for _, x := range list {
 		mark := "✓"

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/evalrun/evalrun/engine"
 )
@@ -52,8 +54,23 @@ func (a *app) check(files, setOpts, dirs []string) int {
 	// is "ok" when the command exits 3.
 	templateErrors := code == exitSyntax
 	res := engine.Check(ws, srcs, engine.CheckOptions{Globals: setNames(sets)})
+	var unbound []string // variables without a "did you mean": inputs, perhaps
 	for _, d := range res.Diagnostics {
 		io.WriteString(a.stderr, d.DisplaySeverity())
+		if name, ok := engine.UnboundVariableName(d.Msg); ok && d.Hint == "" && !slices.Contains(unbound, name) {
+			unbound = append(unbound, name)
+		}
+	}
+	if len(unbound) > 0 {
+		what := unbound[0] + " is an input"
+		if len(unbound) > 1 {
+			what = strings.Join(unbound, ", ") + " are inputs"
+		}
+		cmd := "evalrun check " + strings.Join(files, " ")
+		for _, n := range unbound {
+			cmd += " --set " + n + "=x"
+		}
+		fmt.Fprintf(a.stderr, "hint: if %s of the workflow, given with --set when it runs, check it so: %s\n", what, cmd)
 	}
 	for _, src := range srcs {
 		if res.Failed[src] {

@@ -32,7 +32,7 @@ func commandReference(t *testing.T) string {
 	b.WriteString("     go test ./cmd/evalrun -run TestCommandReference -update-commands\n")
 	b.WriteString("     Do not edit by hand: TestCommandReference fails when this file is stale. -->\n\n")
 	b.WriteString("Every command of `evalrun`, with its arguments, flags and examples; the same text as\n")
-	b.WriteString("`evalrun COMMAND --help`. Exit codes are in [errors.md](errors.md), the configuration\n")
+	b.WriteString("`evalrun COMMAND --help` (or `evalrun help COMMAND`). Exit codes are in [errors.md](errors.md), the configuration\n")
 	b.WriteString("keys in [configuration.md](configuration.md).\n\n")
 	app := parser.Model
 	b.WriteString("```\nevalrun <command> [flags]\n```\n\n")

@@ -26,8 +26,7 @@ Stderr ends with the usage line, its cost last:
   usage: 3 model calls (1 replayed), 1234 input + 567 output tokens, 5 turns, $0.0123
   usage: 3 model calls, 1234 input + 567 output tokens, 5 turns, $0.0123, cost unknown for 2 calls
   usage: 3 model calls, 1234 input + 567 output tokens, 5 turns, cost unknown for 3 calls
-A free run (echo, replay) shows no cost. A spent budget ends with
-"evalrun: budget spent: $2.01 of $2.00" and exit 1.`
+A free run (echo, replay) shows no cost. A spent budget ends with "evalrun: budget spent: $2.01 of $2.00" and exit 1.`
 }
 
 // Help is the detail of `evalrun eval --help`.

@@ -13,8 +13,8 @@ type runsCmd struct {
 
 // statusCmd is "evalrun status [RUN]".
 type statusCmd struct {
-	Markdown   bool   `name:"markdown" help:"Print the run as a - [x]/- [ ] checklist."`
-	JSON       bool   `name:"json" help:"Print {\"run\": RUN, \"nodes\": [NODE...], \"current\": SEQ or null} where RUN is {id, workflow, workflow_sha256, args, status, resumed_from, started_at, finished_at, duration_seconds, calls, tokens, cost_usd, replayed_cost_usd, cost_unknown_calls, final, error} (cost_usd is what the run paid, replayed_cost_usd the recorded cost of the calls it replayed from the runs it resumed) and NODE is {seq, kind, name, status, input_hash, inputs, result, error, attempts, input_tokens, output_tokens, turns, cost_usd (null when unknown; a replayed call keeps its recorded cost), replayed, started_at, finished_at, children}; times are RFC 3339, absent ones null."`
+	Markdown   bool   `name:"markdown" xor:"format" help:"Print the run as a - [x]/- [ ] checklist."`
+	JSON       bool   `name:"json" xor:"format" help:"Print {\"run\": RUN, \"nodes\": [NODE...], \"current\": SEQ or null} where RUN is {id, workflow, workflow_sha256, args, status, resumed_from, started_at, finished_at, duration_seconds, calls, tokens, cost_usd, replayed_cost_usd, cost_unknown_calls, final, error} (cost_usd is what the run paid, replayed_cost_usd the recorded cost of the calls it replayed from the runs it resumed) and NODE is {seq, kind, name, status, input_hash, inputs, result, error, attempts, input_tokens, output_tokens, turns, cost_usd (null when unknown; a replayed call keeps its recorded cost), replayed, started_at, finished_at, children}; times are RFC 3339, absent ones null."`
 	RunRef     string `arg:"" optional:"" name:"run" default:"last" help:"A run id, a unique prefix of one, or last (the default); with --temporal a workflow id."`
 	server     `embed:""`
 	remoteFlag `embed:""`

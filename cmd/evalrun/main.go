@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -77,6 +78,9 @@ func (a *app) main(args []string) (code int) {
 		parser.Stdout = a.stderr
 		args = []string{"--help"}
 		defer func() { code = exitUsage }()
+	} else if args[0] == "help" {
+		// "evalrun help [COMMAND…]", as git and go spell it, is --help.
+		args = append(slices.Clone(args[1:]), "--help")
 	}
 	kctx, code, done := a.parse(parser, args)
 	if done {

@@ -43,8 +43,8 @@ type planRunCmd struct {
 
 type planStatusCmd struct {
 	planDirArg
-	Markdown bool `name:"markdown" help:"Print the checklist for injection into a prompt."`
-	JSON     bool `name:"json" help:"Print the tasks as JSON."`
+	Markdown bool `name:"markdown" xor:"format" help:"Print the checklist for injection into a prompt."`
+	JSON     bool `name:"json" xor:"format" help:"Print the tasks as JSON."`
 }
 
 type planTodoCmd struct{ planDirArg }

@@ -7,7 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/sexp"
@@ -19,7 +21,8 @@ const stdinName = "<stdin>"
 
 // readSources reads every file named in files ("-" is standard input, named
 // <stdin>). An unreadable file is reported as "evalrun: cannot read FILE:
-// REASON"; ok is false when any file could not be read.
+// REASON", an XML template given as a workflow as such; ok is false when any
+// file could not be read or is a template.
 func (a *app) readSources(files []string) (srcs []*sexp.Source, ok bool) {
 	ok = true
 	for _, name := range files {
@@ -32,9 +35,27 @@ func (a *app) readSources(files []string) (srcs []*sexp.Source, ok bool) {
 		if name == "-" {
 			name = stdinName
 		}
+		if looksLikeXML(text) {
+			a.errorf("%s is an XML template, not a workflow: check it with evalrun templates validate %s; run a template with evalrun task NAME, or call it from a workflow", name, name)
+			ok = false
+			continue
+		}
 		srcs = append(srcs, sexp.NewSource(name, text))
 	}
 	return srcs, ok
+}
+
+// looksLikeXML reports whether a source text is an XML template rather than
+// a workflow: after leading white space it starts with an XML declaration,
+// a comment, <task or <tasks, which no workflow does.
+func looksLikeXML(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n\ufeff")
+	for _, p := range []string{"<?xml", "<!--", "<task>", "<task ", "<tasks>", "<tasks ", "<task\n", "<tasks\n"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // readFile reads a named file, or standard input for "-".
@@ -112,6 +133,7 @@ func (a *app) runFiles(files []string, flags evalFlags, resume string) int {
 		}
 	} else if len(files) == 0 {
 		a.errorf(`expected "<file> ..." (or --resume RUN)`)
+		fmt.Fprintln(a.stderr, "Run 'evalrun run --help' for usage.")
 		return exitUsage
 	}
 	sets, code := a.evalSetup(flags)
@@ -133,6 +155,18 @@ func (a *app) runFiles(files []string, flags evalFlags, resume string) int {
 	jn.Files = files
 	flags.listContexts = true
 	return a.evaluate(srcs, sets, flags, jn, resumed)
+}
+
+// unboundHint is the hint line that follows an unbound variable without a
+// "did you mean": in an eval expression that holds no string, a capitalised
+// name is most likely a string whose double quotes the shell removed
+// (evalrun eval "(greet (name "Ada"))"); otherwise the name may be an input
+// of the workflow, given with --set.
+func unboundHint(name string, src *sexp.Source) string {
+	if src.Name == "<eval>" && !strings.Contains(src.Text, `"`) && name != "" && unicode.IsUpper([]rune(name)[0]) {
+		return "hint: if " + name + " was a string, the shell removed its double quotes: put the expression in single quotes, evalrun eval '(f \"" + name + "\")'\n"
+	}
+	return "hint: if " + name + " is an input of the workflow, give it with --set " + name + "=VALUE\n"
 }
 
 // sourceText is the text of the sources, concatenated: what the journal
@@ -220,6 +254,9 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn 
 	stopProgress()
 	if interrupted {
 		e.Finish(nil, errCancelled)
+		if !flags.DryRun && jn != nil && len(jn.Files) > 0 && e.RunID() != "" {
+			fmt.Fprintf(a.stderr, "hint: evalrun run --resume %s continues the run, answering its completed calls from the journal\n", e.RunID())
+		}
 		return exitInterrupted
 	}
 	budgetErr := e.BudgetError()
@@ -229,9 +266,17 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn 
 		e.Finish(v, err)
 	}
 	if err != nil {
-		return a.reportError(err)
+		code := a.reportError(err)
+		if name, ok := engine.UnboundVariable(err); ok {
+			io.WriteString(a.stderr, unboundHint(name, srcs[0]))
+		}
+		return code
 	}
-	return a.finalValue(v, flags.JSON, budgetErr)
+	code = a.finalValue(v, flags.JSON, budgetErr)
+	if code == exitEval && budgetErr == nil && engine.FailureReason(v) == "input_validation_failure" && jn != nil && len(jn.Files) > 0 && !slices.Contains(jn.Files, "-") {
+		fmt.Fprintf(a.stderr, "hint: evalrun check %s shows the template calls with missing or unknown inputs, and where they are\n", strings.Join(jn.Files, " "))
+	}
+	return code
 }
 
 // finalValue prints the value of a run that ended without an evaluation

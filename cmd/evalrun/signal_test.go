@@ -25,12 +25,18 @@ import (
 // the rest of its stderr.
 func startEvalrun(t *testing.T, stdin io.Reader, args ...string) (*exec.Cmd, func() (int, string)) {
 	t.Helper()
+	// A directory of its own: the run's journal is not the module's.
+	return startEvalrunIn(t, t.TempDir(), stdin, args...)
+}
+
+// startEvalrunIn is startEvalrun in the directory dir.
+func startEvalrunIn(t *testing.T, dir string, stdin io.Reader, args ...string) (*exec.Cmd, func() (int, string)) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A directory of its own: the run's journal is not the module's.
-	cmd := &exec.Cmd{Path: exe, Args: append([]string{"evalrun"}, args...), Stdin: stdin, Dir: t.TempDir()}
+	cmd := &exec.Cmd{Path: exe, Args: append([]string{"evalrun"}, args...), Stdin: stdin, Dir: dir}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +111,33 @@ func TestInterruptRun(t *testing.T) {
 				t.Errorf("journal: status %q, error %q; want failed, cancelled", rec.Status, rec.Error)
 			}
 		})
+	}
+}
+
+// TestInterruptRunFileHintsResume: an interrupted run of files ends with
+// the command that resumes it, naming the journaled run.
+func TestInterruptRunFileHintsResume(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "endless.sexp"), []byte(endless), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, wait := startEvalrunIn(t, dir, nil, "run", "endless.sexp")
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := wait()
+	s, err := journal.Open(filepath.Join(dir, journal.DefaultPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec, err := s.Resolve("last")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "evalrun: interrupted\nhint: evalrun run --resume " + rec.ID + " continues the run, answering its completed calls from the journal\n"
+	if code != exitInterrupted || stderr != want {
+		t.Errorf("exit code %d, stderr %q; want %d, %q", code, stderr, exitInterrupted, want)
 	}
 }
 

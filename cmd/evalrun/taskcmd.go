@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 
@@ -33,6 +34,9 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 		return code
 	}
 	defer a.finish(e, true)
+	if instructions != "" && e.IgnoresInstructions(name) {
+		fmt.Fprintf(a.stderr, "warning: template '%s' does not use {{instructions}}, so the text %q is not sent; give inputs with --set NAME=VALUE\n", name, instructions)
+	}
 	sig := notifySignals(a.stderr)
 	sig.onCancel = a.progressCancelling
 	defer sig.stop()
@@ -53,9 +57,14 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	}
 	if err != nil {
 		var ie *engine.InputError
-		if errors.As(err, &ie) {
+		var ut *engine.UnknownTemplateError
+		switch {
+		case errors.As(err, &ie):
 			a.errorf("invalid --set %s: %v", ie.Name, ie.Err)
-		} else {
+		case errors.As(err, &ut) && len(ut.Suggestions) == 0:
+			a.errorf("%v", err)
+			io.WriteString(a.stderr, "hint: evalrun templates list shows the templates of every scope; evalrun init creates .evalrun/templates\n")
+		default:
 			a.errorf("%v", err)
 		}
 		return exitUsage
@@ -71,6 +80,7 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	}
 	if msg, failed := failedResult(res); failed {
 		a.errorf("task '%s' failed: %s", name, msg)
+		io.WriteString(a.stderr, e.TaskInputHint(name, res))
 		return exitEval
 	}
 	if err := e.BudgetError(); err != nil {

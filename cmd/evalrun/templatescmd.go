@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -167,7 +169,11 @@ func (a *app) templatesValidate(dirs, files []string, asJSON bool) int {
 	for _, f := range files {
 		v, err := ws.Validate(f)
 		if err != nil {
-			a.errorf("cannot read %s: %v", f, reason(err))
+			if fi, serr := os.Stat(f); serr == nil && fi.IsDir() {
+				a.errorf("%s is a directory: give its template files (%s), or run evalrun templates list, which loads and checks every template of the project", f, filepath.Join(f, "*.xml"))
+			} else {
+				a.errorf("cannot read %s: %v", f, reason(err))
+			}
 			code = exitUsage
 			continue
 		}

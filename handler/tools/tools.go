@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/evalrun/evalrun/internal/suggest"
 	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
@@ -362,7 +363,15 @@ func checkParams(tool *Tool, params *value.Dict) string {
 		}
 	}
 	if len(unknown) > 0 {
-		return "Unknown parameter(s) for tool '" + tool.Name + "': " + strings.Join(unknown, ", ")
+		names := make([]string, len(tool.Params))
+		for i, p := range tool.Params {
+			names[i] = p.Name
+		}
+		msg := "Unknown parameter(s) for tool '" + tool.Name + "': " + strings.Join(unknown, ", ")
+		if near := suggest.Near(unknown[0], names); near != "" {
+			msg += " (did you mean '" + near + "'?)"
+		}
+		return msg
 	}
 	var missing []string
 	for _, p := range tool.Params {

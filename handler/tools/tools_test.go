@@ -123,6 +123,7 @@ func TestParamValidation(t *testing.T) {
 		{ToolReadFiles, []any{"file_paths", value.String("a.txt")}, "Parameter 'file_paths' of tool 'system_read_files' expects list of strings, got string"},
 		{ToolReadFiles, []any{"file_paths", value.List{value.Int(1)}}, "Parameter 'file_paths' of tool 'system_read_files' expects list of strings, got list containing int"},
 		{ToolReadFiles, []any{"file_paths", strs(), "x", value.Int(1), "y", value.Int(2)}, "Unknown parameter(s) for tool 'system_read_files': x, y"},
+		{ToolReadFiles, []any{"file_path", strs()}, "Unknown parameter(s) for tool 'system_read_files': file_path (did you mean 'file_paths'?)"},
 		{ToolListDirectory, []any{"directory_path", value.Int(3)}, "Parameter 'directory_path' of tool 'system_list_directory' expects string, got int"},
 		{ToolGetContext, []any{"query", value.String("q"), "top_k", value.Float(1.5)}, "Parameter 'top_k' of tool 'system_get_context' expects int, got float"},
 		{ToolShell, []any{"command", value.String("ls"), "timeout", value.String("9")}, "Parameter 'timeout' of tool 'system_execute_shell_command' expects number, got string"},
