@@ -57,8 +57,9 @@ type Event struct {
 	// Status is how the call ended: "completed", "failed", "skipped" or
 	// "cancelled" (Ended).
 	Status string
-	// InputTokens and OutputTokens are the call's usage (Ended).
-	InputTokens, OutputTokens int
+	// InputTokens and OutputTokens are the call's usage, Turns its
+	// assistant turns (Ended).
+	InputTokens, OutputTokens, Turns int
 	// Cost is the call's cost in US dollars when CostKnown (Ended).
 	Cost      float64
 	CostKnown bool
@@ -166,9 +167,13 @@ func (m *Model) Apply(e Event) {
 				m.failed++
 			}
 			m.tokens += e.InputTokens + e.OutputTokens
+			used := e.InputTokens+e.OutputTokens > 0 || e.Turns > 0
 			if e.CostKnown {
 				m.cost += e.Cost
-			} else if c.Kind == KindTask || c.Kind == KindAgent {
+			} else if used && (c.Kind == KindTask || c.Kind == KindAgent) {
+				// As the usage line counts them: a call that used a
+				// model. One refused by the budget, cancelled while it
+				// waited or failed before its request cost nothing.
 				m.unknown++
 			}
 		}

@@ -334,3 +334,25 @@ func TestCut(t *testing.T) {
 		t.Fatalf("thousands = %q", got)
 	}
 }
+
+// TestCostUnknownCountsCallsThatUsedAModel: the header's "cost unknown
+// for N" counts the calls the usage line counts — those that used a model
+// and have no known cost — not a call refused by the budget or cancelled
+// while it waited, which cost nothing.
+func TestCostUnknownCountsCallsThatUsedAModel(t *testing.T) {
+	m := NewModel(t0)
+	for id := uint64(1); id <= 4; id++ {
+		m.Apply(Event{Time: at(0), Phase: Waiting, ID: id, Kind: KindTask, Name: "t", Executor: "fake:m1"})
+	}
+	m.Apply(Event{Time: at(1), Phase: Running, ID: 1})
+	m.Apply(Event{Time: at(2), Phase: Ended, ID: 1, Status: "completed", InputTokens: 10, OutputTokens: 5, Turns: 1})
+	m.Apply(Event{Time: at(2), Phase: Running, ID: 2})
+	m.Apply(Event{Time: at(2), Phase: Ended, ID: 2, Status: "failed"}) // refused: budget spent
+	m.Apply(Event{Time: at(3), Phase: Ended, ID: 3, Status: "cancelled"})
+	m.Apply(Event{Time: at(3), Phase: Ended, ID: 4, Status: "cancelled"})
+	h := Frame(m, Size{Width: 120, Height: 10}, at(3), false)[0]
+	want := "4 done (3 failed) · 0 running · 0 waiting · 15 tokens · cost unknown for 1 · 3s"
+	if h != want {
+		t.Fatalf("header = %q, want %q", h, want)
+	}
+}

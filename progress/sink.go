@@ -127,7 +127,7 @@ func (s *Sink) Observe(e trace.Event) {
 		ev.Phase = Ended
 		r, u := sp.Result(), sp.Usage()
 		ev.Status = string(r.Status)
-		ev.InputTokens, ev.OutputTokens = u.InputTokens, u.OutputTokens
+		ev.InputTokens, ev.OutputTokens, ev.Turns = u.InputTokens, u.OutputTokens, u.Turns
 		ev.Cost, ev.CostKnown = u.CostUSD, u.CostKnown
 	default:
 		return // Running: the call has run since it started
