@@ -356,3 +356,37 @@ func TestCostUnknownCountsCallsThatUsedAModel(t *testing.T) {
 		t.Fatalf("header = %q, want %q", h, want)
 	}
 }
+
+// TestWideCharacters: a line holding wide characters (CJK, emoji) is cut
+// by the columns it takes on the terminal, not by its code points, so that
+// no line of the frame wraps: a wrapped line would leave a line of the
+// frame behind on every redraw.
+func TestWideCharacters(t *testing.T) {
+	if got := cut("日本語テキスト", 6); got != "日本…" {
+		t.Fatalf("cut = %q, want %q", got, "日本…")
+	}
+	if got := cut("e\u0301t\u00e9", 3); got != "e\u0301t\u00e9" {
+		t.Fatalf("a combining mark takes no column: cut = %q", got)
+	}
+	if got := cut("a\u009b2Jb", 10); got != "a 2Jb" {
+		t.Fatalf("a C1 control character (CSI) must not reach the terminal: cut = %q", got)
+	}
+	m := NewModel(t0)
+	m.Apply(Event{Time: t0, Phase: Running, ID: 1, Kind: KindStep, Name: "要約する長い名前のステップ要約する長い名前のステップ"})
+	m.Apply(Event{Time: t0, Phase: Running, ID: 2, Parent: 1, Kind: KindAgent, Name: "review", Executor: "agent:claude"})
+	m.Apply(Event{Time: t0, Phase: Progress, ID: 2, Line: "⏺ 読み込み中 🚀 ファイルを確認しています ファイルを確認しています"})
+	for _, size := range []Size{{Width: 40, Height: 10}, {Width: 41, Height: 10}, {Width: 80, Height: 10}} {
+		lines := Frame(m, size, at(1), false)
+		if len(lines) != 3 {
+			t.Fatalf("%d lines, want 3: %q", len(lines), lines)
+		}
+		for _, l := range lines {
+			if w := stringWidth(l); w > size.Width-1 {
+				t.Errorf("width %d: line %q takes %d columns, more than %d", size.Width, l, w, size.Width-1)
+			}
+		}
+		if !strings.HasSuffix(lines[2], "…") {
+			t.Errorf("width %d: the agent's line %q is not cut", size.Width, lines[2])
+		}
+	}
+}

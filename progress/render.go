@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Size is a terminal's size in columns and lines.
@@ -32,7 +31,7 @@ type line struct {
 // Frame returns the lines of one screen of the display: the header, then
 // the tree of calls that run or wait (with their steps and groups), and the
 // plan tasks. It uses at most size.Height-2 lines and no line is wider than
-// size.Width-1 columns; without colour the lines hold no escape sequences.
+// size.Width-1 terminal columns; without colour the lines hold no escape sequences.
 func Frame(m *Model, size Size, now time.Time, colour bool) []string {
 	maxLines := size.Height - 2
 	if maxLines < 1 {
@@ -328,21 +327,34 @@ func thousands(n int) string {
 	return b.String()
 }
 
-// cut shortens s to at most width code points, ending it with … when cut.
-// Control characters (an agent's output may hold them) become spaces.
+// cut shortens s to at most width terminal columns — a wide character
+// (CJK, most emoji) takes two, a combining mark none — ending it with …
+// when cut, so that no line wraps and the frame erases exactly the lines it
+// drew. Control characters (an agent's output may hold them) become
+// spaces.
 func cut(s string, width int) string {
 	if width < 1 {
 		width = 1
 	}
 	clean := strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
+		if r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
 			return ' '
 		}
 		return r
 	}, s)
-	if utf8.RuneCountInString(clean) <= width {
+	if fits(clean, width) {
 		return clean
 	}
-	rs := []rune(clean)
-	return string(rs[:width-1]) + "…"
+	var b strings.Builder
+	used := 0
+	for _, r := range clean {
+		w := runeWidth(r)
+		if used+w > width-1 {
+			break
+		}
+		b.WriteRune(r)
+		used += w
+	}
+	b.WriteString("…")
+	return b.String()
 }
