@@ -414,6 +414,34 @@ func TestProgressInterrupt(t *testing.T) {
 	}
 }
 
+// TestProgressInterruptTwice: a second Ctrl-C, while an agent that
+// ignores SIGTERM keeps the run from ending, exits at once (130) and
+// erases the display first: the screen keeps no line of the frame.
+func TestProgressInterruptTwice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs evalrun for a few seconds")
+	}
+	srv := slowServer(t, 50*time.Millisecond)
+	dir, env := progressProject(t, srv.URL)
+	os.WriteFile(filepath.Join(dir, "slow.sh"), []byte("#!/bin/sh\ntrap '' TERM INT\necho thinking\nsleep 30\n"), 0o755)
+	r := startPty(t, evalrunCmd(t, dir, env, "run", "progress.sexp"))
+	r.waitScreen(t, "the agent", func(s string) bool { return strings.Contains(s, "▸ agent review  agent:slow  0s  │ thinking") })
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	r.waitScreen(t, "the call being cancelled", func(s string) bool { return strings.Contains(s, "cancelling 1 running and 0 waiting calls") })
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.wait(t); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d", code, exitInterrupted)
+	}
+	final := r.screen(t)
+	if strings.Contains(final, "cancelling") || strings.Contains(final, "▸") || !strings.HasSuffix(final, "\nevalrun: interrupted") {
+		t.Errorf("screen after the second Ctrl-C:\n%s", final)
+	}
+}
+
 // vt is the part of a terminal the display uses: printable text, \r, \n,
 // ESC[nA (up), ESC[J (erase below) and ESC[…m (colours, ignored).
 type vt struct {

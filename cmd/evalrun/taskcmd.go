@@ -33,8 +33,7 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 		return code
 	}
 	defer a.finish(e, true)
-	sig := notifySignals(a.stderr)
-	sig.onCancel = a.progressCancelling
+	sig := a.notifyRunSignals()
 	defer sig.stop()
 	var res *value.TaskResult
 	var err error
