@@ -63,6 +63,9 @@ type Event struct {
 	// Cost is the call's cost in US dollars when CostKnown (Ended).
 	Cost      float64
 	CostKnown bool
+	// Replayed is set for a call answered from the journal of the run a
+	// resumed run resumes (Ended): its Cost was paid by that run.
+	Replayed bool
 }
 
 // Call is the state of one call the display knows about.
@@ -101,6 +104,7 @@ type Model struct {
 	failed   int
 	tokens   int
 	cost     float64
+	replayed float64 // the recorded cost of replayed calls, not in cost
 	unknown  int
 	cancel   bool
 	cancelAt time.Time
@@ -168,9 +172,12 @@ func (m *Model) Apply(e Event) {
 			}
 			m.tokens += e.InputTokens + e.OutputTokens
 			used := e.InputTokens+e.OutputTokens > 0 || e.Turns > 0
-			if e.CostKnown {
+			switch {
+			case e.CostKnown && e.Replayed:
+				m.replayed += e.Cost
+			case e.CostKnown:
 				m.cost += e.Cost
-			} else if used && (c.Kind == KindTask || c.Kind == KindAgent) {
+			case used && (c.Kind == KindTask || c.Kind == KindAgent):
 				// As the usage line counts them: a call that used a
 				// model. One refused by the budget, cancelled while it
 				// waited or failed before its request cost nothing.

@@ -82,11 +82,17 @@ func header(m *Model, now time.Time) string {
 	if m.tokens > 0 {
 		fmt.Fprintf(&b, " · %s tokens", thousands(m.tokens))
 	}
+	// A resumed run's replayed calls were paid by the run it resumes:
+	// their cost is shown apart, as the usage line shows it.
 	switch {
-	case m.cost > 0 && m.unknown > 0:
-		fmt.Fprintf(&b, " · $%.4f (cost unknown for %d)", m.cost, m.unknown)
+	case m.replayed > 0:
+		fmt.Fprintf(&b, " · $%.4f spent + $%.4f replayed", m.cost, m.replayed)
 	case m.cost > 0:
 		fmt.Fprintf(&b, " · $%.4f", m.cost)
+	}
+	switch {
+	case m.unknown > 0 && (m.cost > 0 || m.replayed > 0):
+		fmt.Fprintf(&b, " (cost unknown for %d)", m.unknown)
 	case m.unknown > 0:
 		fmt.Fprintf(&b, " · cost unknown for %d", m.unknown)
 	}
