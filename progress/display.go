@@ -3,6 +3,7 @@ package progress
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,7 +35,8 @@ type Display struct {
 	out     io.Writer
 	opts    Options
 	model   *Model
-	shown   int // lines of the frame now on the screen
+	shown   int      // lines of the frame now on the screen
+	frame   []string // those lines
 	pending bytes.Buffer
 	dirty   bool
 	last    time.Time
@@ -162,15 +164,21 @@ func (d *Display) Close() error {
 }
 
 // redraw replaces the frame on the screen by the current one, no more
-// often than MinRedraw.
+// often than MinRedraw, and only when it differs: an unchanged frame is
+// not written again (no flicker, no bytes while nothing moves).
 func (d *Display) redraw() {
 	now := d.opts.Now()
 	if !d.last.IsZero() && now.Sub(d.last) < MinRedraw && d.shown > 0 && !d.model.cancel {
 		return
 	}
+	lines := Frame(d.model, d.opts.Size(), now, d.opts.Colour)
+	if d.shown > 0 && slices.Equal(lines, d.frame) {
+		d.dirty = false
+		return
+	}
 	var b strings.Builder
 	d.erase(&b)
-	d.draw(&b)
+	d.drawLines(&b, lines, now)
 	io.WriteString(d.out, b.String())
 }
 
@@ -194,9 +202,13 @@ func (d *Display) erase(b *strings.Builder) {
 // line.
 func (d *Display) draw(b *strings.Builder) {
 	now := d.opts.Now()
-	lines := Frame(d.model, d.opts.Size(), now, d.opts.Colour)
+	d.drawLines(b, Frame(d.model, d.opts.Size(), now, d.opts.Colour), now)
+}
+
+// drawLines writes lines, the frame of the time now.
+func (d *Display) drawLines(b *strings.Builder, lines []string, now time.Time) {
 	b.WriteString(strings.Join(lines, "\n"))
-	d.shown = len(lines)
+	d.shown, d.frame = len(lines), lines
 	d.dirty = false
 	d.last = now
 	d.redraws++

@@ -305,13 +305,13 @@ func TestDisplayLeavesOnlyPassedLines(t *testing.T) {
 }
 
 // TestRedrawRate checks the display draws at most ten frames a second
-// however many events arrive.
+// however many events (each of which changes the frame) arrive.
 func TestRedrawRate(t *testing.T) {
 	var out syncBuffer
 	d := NewDisplay(&out, Options{Tick: time.Millisecond})
 	start := time.Now()
 	for i := 0; time.Since(start) < 500*time.Millisecond; i++ {
-		d.Event(Event{Phase: Running, ID: uint64(i%50 + 1), Kind: KindTask, Name: "t"})
+		d.Event(Event{Phase: Running, ID: uint64(i%5 + 1), Kind: KindTask, Name: fmt.Sprint("t", i)}) // every event changes the frame
 		time.Sleep(time.Millisecond)
 	}
 	d.Close()
@@ -388,5 +388,36 @@ func TestWideCharacters(t *testing.T) {
 		if !strings.HasSuffix(lines[2], "…") {
 			t.Errorf("width %d: the agent's line %q is not cut", size.Width, lines[2])
 		}
+	}
+}
+
+// TestUnchangedFrameNotRedrawn: a frame that is the same as the one on the
+// screen (nothing moved since the last tick) is not written again.
+func TestUnchangedFrameNotRedrawn(t *testing.T) {
+	var out syncBuffer
+	now := t0
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	d := NewDisplay(&out, Options{Now: clock, Tick: time.Hour})
+	defer d.Close()
+	d.Event(Event{Phase: Running, ID: 1, Kind: KindTask, Name: "summarize"})
+	redraw := func() string {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		before := len(out.String())
+		d.redraw()
+		return out.String()[before:]
+	}
+	if first := redraw(); !strings.Contains(first, "▸ task summarize  0s") {
+		t.Fatalf("first frame: %q", first)
+	}
+	advance(200 * time.Millisecond)
+	if again := redraw(); again != "" {
+		t.Fatalf("an unchanged frame was written again: %q", again)
+	}
+	advance(time.Second)
+	if moved := redraw(); !strings.Contains(moved, "▸ task summarize  1s") {
+		t.Fatalf("the frame of a second later was not drawn: %q", moved)
 	}
 }
