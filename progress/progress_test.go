@@ -327,8 +327,22 @@ func TestCut(t *testing.T) {
 	if got := cut("abcdef", 4); got != "abc…" {
 		t.Fatalf("cut = %q", got)
 	}
-	if got := cut("a\tb\x1b[2Jc", 20); got != "a b [2Jc" {
+	if got := cut("a\tb\x1b[2Jc", 20); got != "a bc" {
 		t.Fatalf("control characters: cut = %q", got)
+	}
+	// An agent's colours, a window title (OSC, ended by BEL or ST), a
+	// two-byte escape: none reaches the frame, and the rest is measured
+	// without them.
+	for in, want := range map[string]string{
+		"\x1b[1;32mEditing\x1b[0m retry.go":        "Editing retry.go",
+		"\x1b]0;claude\x07done":                    "done",
+		"\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\": "link",
+		"a\x1bMb\x1b":                              "ab",
+		"\x1b[38;5;208m0123456789abcdefghij":       "0123456789abcdef…",
+	} {
+		if got := cut(in, 17); got != want {
+			t.Errorf("cut(%q) = %q, want %q", in, got, want)
+		}
 	}
 	if got := thousands(1234567); got != "1,234,567" {
 		t.Fatalf("thousands = %q", got)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Size is a terminal's size in columns and lines.
@@ -336,8 +337,8 @@ func thousands(n int) string {
 // cut shortens s to at most width terminal columns — a wide character
 // (CJK, most emoji) takes two, a combining mark none — ending it with …
 // when cut, so that no line wraps and the frame erases exactly the lines it
-// drew. Control characters (an agent's output may hold them) become
-// spaces.
+// drew. Escape sequences (an agent's colours) are left out and other
+// control characters become spaces: the text cannot move the cursor.
 func cut(s string, width int) string {
 	if width < 1 {
 		width = 1
@@ -347,7 +348,7 @@ func cut(s string, width int) string {
 			return ' '
 		}
 		return r
-	}, s)
+	}, stripEscapes(s))
 	if fits(clean, width) {
 		return clean
 	}
@@ -362,5 +363,44 @@ func cut(s string, width int) string {
 		used += w
 	}
 	b.WriteString("…")
+	return b.String()
+}
+
+// stripEscapes leaves out the ANSI escape sequences of s: CSI (ESC [
+// parameters, then a final byte from @ to ~), OSC (ESC ], up to BEL or
+// ESC \\) and two-byte ones (ESC and one character).
+func stripEscapes(s string) string {
+	i := strings.IndexByte(s, 0x1b)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i >= 0 {
+		b.WriteString(s[:i])
+		s = s[i+1:]
+		switch {
+		case s == "":
+		case s[0] == '[':
+			j := 1
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			s = s[min(j+1, len(s)):]
+		case s[0] == ']':
+			end := len(s)
+			if k := strings.IndexByte(s, 0x07); k >= 0 {
+				end = k + 1
+			}
+			if k := strings.Index(s, "\x1b\\"); k >= 0 && k+2 < end {
+				end = k + 2
+			}
+			s = s[end:]
+		default:
+			_, n := utf8.DecodeRuneInString(s)
+			s = s[n:]
+		}
+		i = strings.IndexByte(s, 0x1b)
+	}
+	b.WriteString(s)
 	return b.String()
 }
