@@ -41,8 +41,11 @@ type Display struct {
 	dirty   bool
 	last    time.Time
 	closed  bool
-	stop    chan struct{}
-	done    chan struct{}
+	// suspended is set between Suspend and Resume: the frame is off the
+	// screen and nothing is drawn.
+	suspended bool
+	stop      chan struct{}
+	done      chan struct{}
 	// Redraws counts the frames drawn (tests read it).
 	redraws int
 }
@@ -86,7 +89,7 @@ func (d *Display) loop() {
 				return
 			}
 			_, running, waiting := d.model.Counts()
-			if d.dirty || running+waiting > 0 {
+			if !d.suspended && (d.dirty || running+waiting > 0) {
 				d.redraw()
 			}
 			d.mu.Unlock()
@@ -114,6 +117,36 @@ func (d *Display) Cancelling() {
 		return
 	}
 	d.model.Cancelling(d.opts.Now())
+	if !d.suspended {
+		d.redraw()
+	}
+}
+
+// Suspend erases the frame and draws none until Resume: the process is
+// about to be stopped (Ctrl-Z), and the shell will write below what stays
+// on the screen. Lines written meanwhile pass through as they come.
+func (d *Display) Suspend() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed || d.suspended {
+		return
+	}
+	d.suspended = true
+	var b strings.Builder
+	d.erase(&b)
+	io.WriteString(d.out, b.String())
+}
+
+// Resume draws the frame again after Suspend (the process was continued,
+// by fg or bg), below whatever the shell wrote meanwhile.
+func (d *Display) Resume() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed || !d.suspended {
+		return
+	}
+	d.suspended = false
+	d.last = time.Time{}
 	d.redraw()
 }
 
@@ -137,7 +170,9 @@ func (d *Display) Write(p []byte) (int, error) {
 	var b strings.Builder
 	d.erase(&b)
 	b.Write(lines)
-	d.draw(&b)
+	if !d.suspended {
+		d.draw(&b)
+	}
 	_, err := io.WriteString(d.out, b.String())
 	return len(p), err
 }

@@ -435,3 +435,42 @@ func TestUnchangedFrameNotRedrawn(t *testing.T) {
 		t.Fatalf("the frame of a second later was not drawn: %q", moved)
 	}
 }
+
+// TestSuspendResume: Suspend (Ctrl-Z) takes the frame off the screen and
+// draws none while lines pass through; Resume draws it again below
+// whatever is on the screen then, without moving over it.
+func TestSuspendResume(t *testing.T) {
+	var out syncBuffer
+	d := NewDisplay(&out, Options{Tick: time.Hour})
+	defer d.Close()
+	d.Event(Event{Phase: Running, ID: 1, Kind: KindTask, Name: "summarize"})
+	d.mu.Lock()
+	d.redraw()
+	d.mu.Unlock()
+	fmt.Fprintln(d, "log: one")
+	d.Suspend()
+	s := &screen{}
+	s.feed(t, out.String())
+	if s.text() != "log: one" {
+		t.Fatalf("screen of a suspended display:\n%q", s.text())
+	}
+	suspended := len(out.String())
+	fmt.Fprintln(d, "log: two")
+	d.Cancelling()
+	if meanwhile := out.String()[suspended:]; meanwhile != "log: two\n" {
+		t.Fatalf("a suspended display wrote %q; want only the line passed through", meanwhile)
+	}
+	// What the shell writes while evalrun is stopped.
+	out.Write([]byte("[1]+  Stopped\n$ fg\n"))
+	before := len(out.String())
+	d.Resume()
+	resumed := out.String()[before:]
+	if strings.Contains(resumed, "\x1b[") && strings.Contains(resumed, "A") || !strings.Contains(resumed, "▸ task summarize") {
+		t.Fatalf("Resume moved over the screen or drew no frame: %q", resumed)
+	}
+	s = &screen{}
+	s.feed(t, out.String())
+	if want := "log: one\nlog: two\n[1]+  Stopped\n$ fg\ncancelling 1 running and 0 waiting calls · 0s\n  ▸ task summarize  0s"; s.text() != want {
+		t.Fatalf("screen after Resume:\n%s\nwant:\n%s", s.text(), want)
+	}
+}

@@ -124,10 +124,15 @@ func (a *app) startProgress() (stop func(), code int) {
 	}
 	stderr := a.stderr
 	a.stderr, a.progress = p, p
+	stopJobs := func() {}
+	if p.On() {
+		stopJobs = watchJobControl(p)
+	}
 	return func() {
 		if a.progress != p {
 			return
 		}
+		stopJobs()
 		p.Close()
 		a.stderr, a.progress = stderr, nil
 	}, exitOK
