@@ -61,7 +61,8 @@ func newBudget(maxCost float64, maxTokens int64, prior journal.Spent) *budget {
 }
 
 // Observe implements trace.Sink: an ended task call that was not replayed
-// adds its tokens and its known cost.
+// adds its tokens and its known cost; the first one that used a model at
+// an unknown price, under a cost budget, gets the warning of warn.
 func (b *budget) Observe(e trace.Event) {
 	if e.Type != trace.Ended || e.Span.Kind() != trace.Task || e.Span.Result().Replayed {
 		return
