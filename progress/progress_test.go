@@ -474,3 +474,19 @@ func TestSuspendResume(t *testing.T) {
 		t.Fatalf("screen after Resume:\n%s\nwant:\n%s", s.text(), want)
 	}
 }
+
+// TestHeaderAmounts: the header writes amounts as the usage line does,
+// four decimals below one dollar and two from one dollar up.
+func TestHeaderAmounts(t *testing.T) {
+	m := NewModel(t0)
+	m.Apply(Event{Time: t0, Phase: Running, ID: 1, Kind: KindAgent, Name: "a"})
+	m.Apply(Event{Time: t0, Phase: Ended, ID: 1, Status: "completed", InputTokens: 10, Turns: 1, Cost: 1.256, CostKnown: true})
+	if h := Frame(m, Size{Width: 120, Height: 10}, at(1), false)[0]; h != "1 done · 0 running · 0 waiting · 10 tokens · $1.26 · 1s" {
+		t.Fatalf("header = %q", h)
+	}
+	m.Apply(Event{Time: t0, Phase: Running, ID: 2, Kind: KindAgent, Name: "b"})
+	m.Apply(Event{Time: t0, Phase: Ended, ID: 2, Status: "completed", InputTokens: 10, Turns: 1, Cost: 0.05, CostKnown: true, Replayed: true})
+	if h := Frame(m, Size{Width: 120, Height: 10}, at(1), false)[0]; h != "2 done · 0 running · 0 waiting · 20 tokens · $1.26 spent + $0.0500 replayed · 1s" {
+		t.Fatalf("header = %q", h)
+	}
+}

@@ -87,9 +87,9 @@ func header(m *Model, now time.Time) string {
 	// their cost is shown apart, as the usage line shows it.
 	switch {
 	case m.replayed > 0:
-		fmt.Fprintf(&b, " · $%.4f spent + $%.4f replayed", m.cost, m.replayed)
+		fmt.Fprintf(&b, " · %s spent + %s replayed", usd(m.cost), usd(m.replayed))
 	case m.cost > 0:
-		fmt.Fprintf(&b, " · $%.4f", m.cost)
+		fmt.Fprintf(&b, " · %s", usd(m.cost))
 	}
 	switch {
 	case m.unknown > 0 && (m.cost > 0 || m.replayed > 0):
@@ -312,6 +312,15 @@ func elapsed(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dh%02dm", s/3600, (s%3600)/60)
 	}
+}
+
+// usd writes an amount as the usage line does: four decimals below one
+// dollar, two from one dollar up ($0.0123, $12.35).
+func usd(v float64) string {
+	if v < 1 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
 }
 
 // thousands writes n with comma separators: 18,214.
