@@ -741,6 +741,32 @@ func TestKillAll(t *testing.T) {
 	assertGone(t, pgid, pids(t, pidfile)...)
 }
 
+// TestLinesCarriageReturn: a line redrawn with \r (a progress bar, a
+// spinner) is reported at each \r, so the last line is the bar's latest
+// state and not the run of states the \n ends; \r\n ends one line.
+func TestLinesCarriageReturn(t *testing.T) {
+	d := fake(t, "", map[string]string{"FAKE_STDERR": "Receiving objects:  10%\rReceiving objects:  55%\rReceiving objects: 100%, done.\r\nwindows line\r\n", "FAKE_STDOUT": "answer\n"})
+	var mu sync.Mutex
+	var got []string
+	if _, err := runner().Run(context.Background(), d, agent.Call{Root: t.TempDir(), Lines: func(l string) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, l)
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	stderr := []string{}
+	for _, l := range got {
+		if l != "answer" {
+			stderr = append(stderr, l)
+		}
+	}
+	want := []string{"Receiving objects:  10%", "Receiving objects:  55%", "Receiving objects: 100%, done.", "windows line"}
+	if strings.Join(stderr, "|") != strings.Join(want, "|") {
+		t.Errorf("lines %q, want %q", stderr, want)
+	}
+}
+
 // TestLines: Call.Lines gets every non-empty line of stdout and stderr,
 // trimmed, as the agent prints it (the live display's last line).
 func TestLines(t *testing.T) {

@@ -38,7 +38,8 @@ type Call struct {
 	// ReadOnly appends the definition's ReadOnlyArgs.
 	ReadOnly bool
 	// Lines, when set, receives each non-empty line the process prints on
-	// stdout or stderr, as it prints it (the live display's last line,
+	// stdout or stderr (a \r ends a line too: a progress bar's states),
+	// as it prints it (the live display's last line,
 	// SPEC §17.3.1). It is called from the goroutines that read the
 	// process's output and must not block for long.
 	Lines func(line string)

@@ -608,7 +608,8 @@ func KillAll() {
 }
 
 // lineWriter calls fn with each complete non-empty line written to it,
-// without its line ending; a nil fn makes it do nothing. A line longer
+// trimmed, without its line ending (\n, or \r, with which a progress bar
+// redraws its line); a nil fn makes it do nothing. A line longer
 // than 4 KiB is reported by its first 4 KiB.
 type lineWriter struct {
 	fn  func(string)
@@ -622,7 +623,10 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	for _, b := range p {
-		if b == '\n' {
+		// A carriage return ends a line too: a progress bar or a
+		// spinner redraws its line with \r, and its latest state is
+		// the line to show, not the whole run of states at the \n.
+		if b == '\n' || b == '\r' {
 			if line := strings.TrimSpace(string(w.buf)); line != "" {
 				w.fn(line)
 			}

@@ -36,10 +36,16 @@ type BudgetError = tasksystem.BudgetError
 // run on Temporal uses too.
 type budget struct {
 	limits tasksystem.Budget
+	// warn, when set, prints the warning about the first call whose
+	// cost is unknown while a cost budget is set (see Observe); costFlag
+	// names that budget: "--max-cost" or "[limits] max_cost_usd".
+	warn     func(msg string)
+	costFlag string
 
 	mu      sync.Mutex
 	spent   tasksystem.Spending
 	refused *BudgetError
+	warned  bool
 }
 
 // newBudget returns the budget of a run, nil when neither limit is set.
@@ -55,7 +61,8 @@ func newBudget(maxCost float64, maxTokens int64, prior journal.Spent) *budget {
 }
 
 // Observe implements trace.Sink: an ended task call that was not replayed
-// adds its tokens and its known cost.
+// adds its tokens and its known cost; the first one that used a model at
+// an unknown price, under a cost budget, gets the warning of warn.
 func (b *budget) Observe(e trace.Event) {
 	if e.Type != trace.Ended || e.Span.Kind() != trace.Task || e.Span.Result().Replayed {
 		return
@@ -63,7 +70,19 @@ func (b *budget) Observe(e trace.Event) {
 	u := e.Span.Usage()
 	b.mu.Lock()
 	b.spent.Add(u.CostUSD, int64(u.InputTokens+u.OutputTokens))
+	// A call that used a model at an unknown price escapes a cost
+	// budget: say so once, when it happens, rather than let the budget
+	// look as if it held.
+	unpriced := b.limits.MaxCostUSD > 0 && !u.CostKnown && (u.InputTokens+u.OutputTokens > 0 || u.Turns > 0)
+	first := unpriced && !b.warned && b.warn != nil
+	if first {
+		b.warned = true
+	}
 	b.mu.Unlock()
+	if first {
+		b.warn(fmt.Sprintf("warning: the cost of '%s' (%s) is unknown: %s counts only calls whose cost is known; give its model or provider prices ([prices.\"MODEL-ID\"] or the provider's prices)",
+			e.Span.Name(), e.Span.Executor(), b.costFlag))
+	}
 }
 
 // Before implements trace.Gate: a task call is refused once a budget is

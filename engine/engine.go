@@ -318,6 +318,11 @@ func Open(opts Options) (*Engine, error) {
 		prior = e.journal.prior
 	}
 	if e.budget = newBudget(maxCost, maxTokens, prior); e.budget != nil {
+		e.budget.warn = func(msg string) { stderr.printf("%s\n", msg) }
+		e.budget.costFlag = "[limits] max_cost_usd"
+		if opts.MaxCostUSD > 0 {
+			e.budget.costFlag = "--max-cost"
+		}
 		e.sinks = append(e.sinks, e.budget)
 	}
 	e.execOpts = tasksystem.Options{

@@ -95,6 +95,21 @@ func (p *Progress) Cancelling() {
 	}
 }
 
+// Suspend takes the display off the screen until Resume: evalrun is about
+// to be stopped (Ctrl-Z).
+func (p *Progress) Suspend() {
+	if p.On() {
+		p.disp.Suspend()
+	}
+}
+
+// Resume draws the display again after Suspend (evalrun was continued).
+func (p *Progress) Resume() {
+	if p.On() {
+		p.disp.Resume()
+	}
+}
+
 // Close erases the display, leaving on stderr only the lines written
 // through it. Writes after Close go straight to stderr.
 func (p *Progress) Close() error {

@@ -3,6 +3,7 @@ package progress
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,13 +35,17 @@ type Display struct {
 	out     io.Writer
 	opts    Options
 	model   *Model
-	shown   int // lines of the frame now on the screen
+	shown   int      // lines of the frame now on the screen
+	frame   []string // those lines
 	pending bytes.Buffer
 	dirty   bool
 	last    time.Time
 	closed  bool
-	stop    chan struct{}
-	done    chan struct{}
+	// suspended is set between Suspend and Resume: the frame is off the
+	// screen and nothing is drawn.
+	suspended bool
+	stop      chan struct{}
+	done      chan struct{}
 	// Redraws counts the frames drawn (tests read it).
 	redraws int
 }
@@ -84,7 +89,7 @@ func (d *Display) loop() {
 				return
 			}
 			_, running, waiting := d.model.Counts()
-			if d.dirty || running+waiting > 0 {
+			if !d.suspended && (d.dirty || running+waiting > 0) {
 				d.redraw()
 			}
 			d.mu.Unlock()
@@ -112,6 +117,36 @@ func (d *Display) Cancelling() {
 		return
 	}
 	d.model.Cancelling(d.opts.Now())
+	if !d.suspended {
+		d.redraw()
+	}
+}
+
+// Suspend erases the frame and draws none until Resume: the process is
+// about to be stopped (Ctrl-Z), and the shell will write below what stays
+// on the screen. Lines written meanwhile pass through as they come.
+func (d *Display) Suspend() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed || d.suspended {
+		return
+	}
+	d.suspended = true
+	var b strings.Builder
+	d.erase(&b)
+	io.WriteString(d.out, b.String())
+}
+
+// Resume draws the frame again after Suspend (the process was continued,
+// by fg or bg), below whatever the shell wrote meanwhile.
+func (d *Display) Resume() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed || !d.suspended {
+		return
+	}
+	d.suspended = false
+	d.last = time.Time{}
 	d.redraw()
 }
 
@@ -135,7 +170,9 @@ func (d *Display) Write(p []byte) (int, error) {
 	var b strings.Builder
 	d.erase(&b)
 	b.Write(lines)
-	d.draw(&b)
+	if !d.suspended {
+		d.draw(&b)
+	}
 	_, err := io.WriteString(d.out, b.String())
 	return len(p), err
 }
@@ -162,15 +199,21 @@ func (d *Display) Close() error {
 }
 
 // redraw replaces the frame on the screen by the current one, no more
-// often than MinRedraw.
+// often than MinRedraw, and only when it differs: an unchanged frame is
+// not written again (no flicker, no bytes while nothing moves).
 func (d *Display) redraw() {
 	now := d.opts.Now()
 	if !d.last.IsZero() && now.Sub(d.last) < MinRedraw && d.shown > 0 && !d.model.cancel {
 		return
 	}
+	lines := Frame(d.model, d.opts.Size(), now, d.opts.Colour)
+	if d.shown > 0 && slices.Equal(lines, d.frame) {
+		d.dirty = false
+		return
+	}
 	var b strings.Builder
 	d.erase(&b)
-	d.draw(&b)
+	d.drawLines(&b, lines, now)
 	io.WriteString(d.out, b.String())
 }
 
@@ -194,9 +237,13 @@ func (d *Display) erase(b *strings.Builder) {
 // line.
 func (d *Display) draw(b *strings.Builder) {
 	now := d.opts.Now()
-	lines := Frame(d.model, d.opts.Size(), now, d.opts.Colour)
+	d.drawLines(b, Frame(d.model, d.opts.Size(), now, d.opts.Colour), now)
+}
+
+// drawLines writes lines, the frame of the time now.
+func (d *Display) drawLines(b *strings.Builder, lines []string, now time.Time) {
 	b.WriteString(strings.Join(lines, "\n"))
-	d.shown = len(lines)
+	d.shown, d.frame = len(lines), lines
 	d.dirty = false
 	d.last = now
 	d.redraws++

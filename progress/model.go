@@ -57,11 +57,15 @@ type Event struct {
 	// Status is how the call ended: "completed", "failed", "skipped" or
 	// "cancelled" (Ended).
 	Status string
-	// InputTokens and OutputTokens are the call's usage (Ended).
-	InputTokens, OutputTokens int
+	// InputTokens and OutputTokens are the call's usage, Turns its
+	// assistant turns (Ended).
+	InputTokens, OutputTokens, Turns int
 	// Cost is the call's cost in US dollars when CostKnown (Ended).
 	Cost      float64
 	CostKnown bool
+	// Replayed is set for a call answered from the journal of the run a
+	// resumed run resumes (Ended): its Cost was paid by that run.
+	Replayed bool
 }
 
 // Call is the state of one call the display knows about.
@@ -100,6 +104,7 @@ type Model struct {
 	failed   int
 	tokens   int
 	cost     float64
+	replayed float64 // the recorded cost of replayed calls, not in cost
 	unknown  int
 	cancel   bool
 	cancelAt time.Time
@@ -166,9 +171,16 @@ func (m *Model) Apply(e Event) {
 				m.failed++
 			}
 			m.tokens += e.InputTokens + e.OutputTokens
-			if e.CostKnown {
+			used := e.InputTokens+e.OutputTokens > 0 || e.Turns > 0
+			switch {
+			case e.CostKnown && e.Replayed:
+				m.replayed += e.Cost
+			case e.CostKnown:
 				m.cost += e.Cost
-			} else if c.Kind == KindTask || c.Kind == KindAgent {
+			case used && (c.Kind == KindTask || c.Kind == KindAgent):
+				// As the usage line counts them: a call that used a
+				// model. One refused by the budget, cancelled while it
+				// waited or failed before its request cost nothing.
 				m.unknown++
 			}
 		}

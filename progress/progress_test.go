@@ -305,13 +305,13 @@ func TestDisplayLeavesOnlyPassedLines(t *testing.T) {
 }
 
 // TestRedrawRate checks the display draws at most ten frames a second
-// however many events arrive.
+// however many events (each of which changes the frame) arrive.
 func TestRedrawRate(t *testing.T) {
 	var out syncBuffer
 	d := NewDisplay(&out, Options{Tick: time.Millisecond})
 	start := time.Now()
 	for i := 0; time.Since(start) < 500*time.Millisecond; i++ {
-		d.Event(Event{Phase: Running, ID: uint64(i%50 + 1), Kind: KindTask, Name: "t"})
+		d.Event(Event{Phase: Running, ID: uint64(i%5 + 1), Kind: KindTask, Name: fmt.Sprint("t", i)}) // every event changes the frame
 		time.Sleep(time.Millisecond)
 	}
 	d.Close()
@@ -327,10 +327,166 @@ func TestCut(t *testing.T) {
 	if got := cut("abcdef", 4); got != "abc…" {
 		t.Fatalf("cut = %q", got)
 	}
-	if got := cut("a\tb\x1b[2Jc", 20); got != "a b [2Jc" {
+	if got := cut("a\tb\x1b[2Jc", 20); got != "a bc" {
 		t.Fatalf("control characters: cut = %q", got)
+	}
+	// An agent's colours, a window title (OSC, ended by BEL or ST), a
+	// two-byte escape: none reaches the frame, and the rest is measured
+	// without them.
+	for in, want := range map[string]string{
+		"\x1b[1;32mEditing\x1b[0m retry.go":        "Editing retry.go",
+		"\x1b]0;claude\x07done":                    "done",
+		"\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\": "link",
+		"a\x1bMb\x1b":                              "ab",
+		"\x1b[38;5;208m0123456789abcdefghij":       "0123456789abcdef…",
+	} {
+		if got := cut(in, 17); got != want {
+			t.Errorf("cut(%q) = %q, want %q", in, got, want)
+		}
 	}
 	if got := thousands(1234567); got != "1,234,567" {
 		t.Fatalf("thousands = %q", got)
+	}
+}
+
+// TestCostUnknownCountsCallsThatUsedAModel: the header's "cost unknown
+// for N" counts the calls the usage line counts — those that used a model
+// and have no known cost — not a call refused by the budget or cancelled
+// while it waited, which cost nothing.
+func TestCostUnknownCountsCallsThatUsedAModel(t *testing.T) {
+	m := NewModel(t0)
+	for id := uint64(1); id <= 4; id++ {
+		m.Apply(Event{Time: at(0), Phase: Waiting, ID: id, Kind: KindTask, Name: "t", Executor: "fake:m1"})
+	}
+	m.Apply(Event{Time: at(1), Phase: Running, ID: 1})
+	m.Apply(Event{Time: at(2), Phase: Ended, ID: 1, Status: "completed", InputTokens: 10, OutputTokens: 5, Turns: 1})
+	m.Apply(Event{Time: at(2), Phase: Running, ID: 2})
+	m.Apply(Event{Time: at(2), Phase: Ended, ID: 2, Status: "failed"}) // refused: budget spent
+	m.Apply(Event{Time: at(3), Phase: Ended, ID: 3, Status: "cancelled"})
+	m.Apply(Event{Time: at(3), Phase: Ended, ID: 4, Status: "cancelled"})
+	h := Frame(m, Size{Width: 120, Height: 10}, at(3), false)[0]
+	want := "4 done (3 failed) · 0 running · 0 waiting · 15 tokens · cost unknown for 1 · 3s"
+	if h != want {
+		t.Fatalf("header = %q, want %q", h, want)
+	}
+}
+
+// TestWideCharacters: a line holding wide characters (CJK, emoji) is cut
+// by the columns it takes on the terminal, not by its code points, so that
+// no line of the frame wraps: a wrapped line would leave a line of the
+// frame behind on every redraw.
+func TestWideCharacters(t *testing.T) {
+	if got := cut("日本語テキスト", 6); got != "日本…" {
+		t.Fatalf("cut = %q, want %q", got, "日本…")
+	}
+	if got := cut("e\u0301t\u00e9", 3); got != "e\u0301t\u00e9" {
+		t.Fatalf("a combining mark takes no column: cut = %q", got)
+	}
+	if got := cut("a\u009b2Jb", 10); got != "a 2Jb" {
+		t.Fatalf("a C1 control character (CSI) must not reach the terminal: cut = %q", got)
+	}
+	m := NewModel(t0)
+	m.Apply(Event{Time: t0, Phase: Running, ID: 1, Kind: KindStep, Name: "要約する長い名前のステップ要約する長い名前のステップ"})
+	m.Apply(Event{Time: t0, Phase: Running, ID: 2, Parent: 1, Kind: KindAgent, Name: "review", Executor: "agent:claude"})
+	m.Apply(Event{Time: t0, Phase: Progress, ID: 2, Line: "⏺ 読み込み中 🚀 ファイルを確認しています ファイルを確認しています"})
+	for _, size := range []Size{{Width: 40, Height: 10}, {Width: 41, Height: 10}, {Width: 80, Height: 10}} {
+		lines := Frame(m, size, at(1), false)
+		if len(lines) != 3 {
+			t.Fatalf("%d lines, want 3: %q", len(lines), lines)
+		}
+		for _, l := range lines {
+			if w := stringWidth(l); w > size.Width-1 {
+				t.Errorf("width %d: line %q takes %d columns, more than %d", size.Width, l, w, size.Width-1)
+			}
+		}
+		if !strings.HasSuffix(lines[2], "…") {
+			t.Errorf("width %d: the agent's line %q is not cut", size.Width, lines[2])
+		}
+	}
+}
+
+// TestUnchangedFrameNotRedrawn: a frame that is the same as the one on the
+// screen (nothing moved since the last tick) is not written again.
+func TestUnchangedFrameNotRedrawn(t *testing.T) {
+	var out syncBuffer
+	now := t0
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	d := NewDisplay(&out, Options{Now: clock, Tick: time.Hour})
+	defer d.Close()
+	d.Event(Event{Phase: Running, ID: 1, Kind: KindTask, Name: "summarize"})
+	redraw := func() string {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		before := len(out.String())
+		d.redraw()
+		return out.String()[before:]
+	}
+	if first := redraw(); !strings.Contains(first, "▸ task summarize  0s") {
+		t.Fatalf("first frame: %q", first)
+	}
+	advance(200 * time.Millisecond)
+	if again := redraw(); again != "" {
+		t.Fatalf("an unchanged frame was written again: %q", again)
+	}
+	advance(time.Second)
+	if moved := redraw(); !strings.Contains(moved, "▸ task summarize  1s") {
+		t.Fatalf("the frame of a second later was not drawn: %q", moved)
+	}
+}
+
+// TestSuspendResume: Suspend (Ctrl-Z) takes the frame off the screen and
+// draws none while lines pass through; Resume draws it again below
+// whatever is on the screen then, without moving over it.
+func TestSuspendResume(t *testing.T) {
+	var out syncBuffer
+	d := NewDisplay(&out, Options{Tick: time.Hour})
+	defer d.Close()
+	d.Event(Event{Phase: Running, ID: 1, Kind: KindTask, Name: "summarize"})
+	d.mu.Lock()
+	d.redraw()
+	d.mu.Unlock()
+	fmt.Fprintln(d, "log: one")
+	d.Suspend()
+	s := &screen{}
+	s.feed(t, out.String())
+	if s.text() != "log: one" {
+		t.Fatalf("screen of a suspended display:\n%q", s.text())
+	}
+	suspended := len(out.String())
+	fmt.Fprintln(d, "log: two")
+	d.Cancelling()
+	if meanwhile := out.String()[suspended:]; meanwhile != "log: two\n" {
+		t.Fatalf("a suspended display wrote %q; want only the line passed through", meanwhile)
+	}
+	// What the shell writes while evalrun is stopped.
+	out.Write([]byte("[1]+  Stopped\n$ fg\n"))
+	before := len(out.String())
+	d.Resume()
+	resumed := out.String()[before:]
+	if strings.Contains(resumed, "\x1b[") && strings.Contains(resumed, "A") || !strings.Contains(resumed, "▸ task summarize") {
+		t.Fatalf("Resume moved over the screen or drew no frame: %q", resumed)
+	}
+	s = &screen{}
+	s.feed(t, out.String())
+	if want := "log: one\nlog: two\n[1]+  Stopped\n$ fg\ncancelling 1 running and 0 waiting calls · 0s\n  ▸ task summarize  0s"; s.text() != want {
+		t.Fatalf("screen after Resume:\n%s\nwant:\n%s", s.text(), want)
+	}
+}
+
+// TestHeaderAmounts: the header writes amounts as the usage line does,
+// four decimals below one dollar and two from one dollar up.
+func TestHeaderAmounts(t *testing.T) {
+	m := NewModel(t0)
+	m.Apply(Event{Time: t0, Phase: Running, ID: 1, Kind: KindAgent, Name: "a"})
+	m.Apply(Event{Time: t0, Phase: Ended, ID: 1, Status: "completed", InputTokens: 10, Turns: 1, Cost: 1.256, CostKnown: true})
+	if h := Frame(m, Size{Width: 120, Height: 10}, at(1), false)[0]; h != "1 done · 0 running · 0 waiting · 10 tokens · $1.26 · 1s" {
+		t.Fatalf("header = %q", h)
+	}
+	m.Apply(Event{Time: t0, Phase: Running, ID: 2, Kind: KindAgent, Name: "b"})
+	m.Apply(Event{Time: t0, Phase: Ended, ID: 2, Status: "completed", InputTokens: 10, Turns: 1, Cost: 0.05, CostKnown: true, Replayed: true})
+	if h := Frame(m, Size{Width: 120, Height: 10}, at(1), false)[0]; h != "2 done · 0 running · 0 waiting · 20 tokens · $1.26 spent + $0.0500 replayed · 1s" {
+		t.Fatalf("header = %q", h)
 	}
 }

@@ -32,7 +32,7 @@ type line struct {
 // Frame returns the lines of one screen of the display: the header, then
 // the tree of calls that run or wait (with their steps and groups), and the
 // plan tasks. It uses at most size.Height-2 lines and no line is wider than
-// size.Width-1 columns; without colour the lines hold no escape sequences.
+// size.Width-1 terminal columns; without colour the lines hold no escape sequences.
 func Frame(m *Model, size Size, now time.Time, colour bool) []string {
 	maxLines := size.Height - 2
 	if maxLines < 1 {
@@ -83,11 +83,17 @@ func header(m *Model, now time.Time) string {
 	if m.tokens > 0 {
 		fmt.Fprintf(&b, " · %s tokens", thousands(m.tokens))
 	}
+	// A resumed run's replayed calls were paid by the run it resumes:
+	// their cost is shown apart, as the usage line shows it.
 	switch {
-	case m.cost > 0 && m.unknown > 0:
-		fmt.Fprintf(&b, " · $%.4f (cost unknown for %d)", m.cost, m.unknown)
+	case m.replayed > 0:
+		fmt.Fprintf(&b, " · %s spent + %s replayed", usd(m.cost), usd(m.replayed))
 	case m.cost > 0:
-		fmt.Fprintf(&b, " · $%.4f", m.cost)
+		fmt.Fprintf(&b, " · %s", usd(m.cost))
+	}
+	switch {
+	case m.unknown > 0 && (m.cost > 0 || m.replayed > 0):
+		fmt.Fprintf(&b, " (cost unknown for %d)", m.unknown)
 	case m.unknown > 0:
 		fmt.Fprintf(&b, " · cost unknown for %d", m.unknown)
 	}
@@ -308,6 +314,15 @@ func elapsed(d time.Duration) string {
 	}
 }
 
+// usd writes an amount as the usage line does: four decimals below one
+// dollar, two from one dollar up ($0.0123, $12.35).
+func usd(v float64) string {
+	if v < 1 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
 // thousands writes n with comma separators: 18,214.
 func thousands(n int) string {
 	s := fmt.Sprint(n)
@@ -328,21 +343,73 @@ func thousands(n int) string {
 	return b.String()
 }
 
-// cut shortens s to at most width code points, ending it with … when cut.
-// Control characters (an agent's output may hold them) become spaces.
+// cut shortens s to at most width terminal columns — a wide character
+// (CJK, most emoji) takes two, a combining mark none — ending it with …
+// when cut, so that no line wraps and the frame erases exactly the lines it
+// drew. Escape sequences (an agent's colours) are left out and other
+// control characters become spaces: the text cannot move the cursor.
 func cut(s string, width int) string {
 	if width < 1 {
 		width = 1
 	}
 	clean := strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
+		if r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
 			return ' '
 		}
 		return r
-	}, s)
-	if utf8.RuneCountInString(clean) <= width {
+	}, stripEscapes(s))
+	if fits(clean, width) {
 		return clean
 	}
-	rs := []rune(clean)
-	return string(rs[:width-1]) + "…"
+	var b strings.Builder
+	used := 0
+	for _, r := range clean {
+		w := runeWidth(r)
+		if used+w > width-1 {
+			break
+		}
+		b.WriteRune(r)
+		used += w
+	}
+	b.WriteString("…")
+	return b.String()
+}
+
+// stripEscapes leaves out the ANSI escape sequences of s: CSI (ESC [
+// parameters, then a final byte from @ to ~), OSC (ESC ], up to BEL or
+// ESC \\) and two-byte ones (ESC and one character).
+func stripEscapes(s string) string {
+	i := strings.IndexByte(s, 0x1b)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i >= 0 {
+		b.WriteString(s[:i])
+		s = s[i+1:]
+		switch {
+		case s == "":
+		case s[0] == '[':
+			j := 1
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			s = s[min(j+1, len(s)):]
+		case s[0] == ']':
+			end := len(s)
+			if k := strings.IndexByte(s, 0x07); k >= 0 {
+				end = k + 1
+			}
+			if k := strings.Index(s, "\x1b\\"); k >= 0 && k+2 < end {
+				end = k + 2
+			}
+			s = s[end:]
+		default:
+			_, n := utf8.DecodeRuneInString(s)
+			s = s[n:]
+		}
+		i = strings.IndexByte(s, 0x1b)
+	}
+	b.WriteString(s)
+	return b.String()
 }

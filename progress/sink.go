@@ -127,8 +127,8 @@ func (s *Sink) Observe(e trace.Event) {
 		ev.Phase = Ended
 		r, u := sp.Result(), sp.Usage()
 		ev.Status = string(r.Status)
-		ev.InputTokens, ev.OutputTokens = u.InputTokens, u.OutputTokens
-		ev.Cost, ev.CostKnown = u.CostUSD, u.CostKnown
+		ev.InputTokens, ev.OutputTokens, ev.Turns = u.InputTokens, u.OutputTokens, u.Turns
+		ev.Cost, ev.CostKnown, ev.Replayed = u.CostUSD, u.CostKnown, r.Replayed
 	default:
 		return // Running: the call has run since it started
 	}

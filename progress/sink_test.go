@@ -189,3 +189,31 @@ func TestSinkPlanUnderPlanRun(t *testing.T) {
 		t.Fatalf("%d announced tasks left after both plan runs ended", len(s.planned))
 	}
 }
+
+// TestSinkReplayedCost: a resumed run's replayed call (answered from the
+// journal, Result.Replayed) was paid by the run it resumes. The header
+// shows its recorded cost apart from what this run spends, as the usage
+// line does: "$0.0100 spent + $0.0300 replayed".
+func TestSinkReplayedCost(t *testing.T) {
+	rec := &recorder{}
+	ctx := trace.WithSinks(context.Background(), NewSink(rec))
+	_, old := trace.Start(ctx, trace.Task, "summarize", nil, trace.Executor("openai:gpt-4.1"))
+	old.Running()
+	old.End(trace.Result{Status: trace.Completed, Replayed: true}, trace.Usage{InputTokens: 100, OutputTokens: 20, Turns: 1, CostUSD: 0.03, CostKnown: true})
+	_, paid := trace.Start(ctx, trace.Task, "summarize", nil, trace.Executor("openai:gpt-4.1"))
+	paid.Running()
+	paid.End(trace.Result{Status: trace.Completed}, trace.Usage{InputTokens: 10, OutputTokens: 2, Turns: 1, CostUSD: 0.01, CostKnown: true})
+	_, unpriced := trace.Start(ctx, trace.Task, "summarize", nil, trace.Executor("other:m"))
+	unpriced.Running()
+	unpriced.End(trace.Result{Status: trace.Completed}, trace.Usage{InputTokens: 1, OutputTokens: 1, Turns: 1})
+	m := NewModel(t0)
+	for _, e := range rec.evs {
+		e.Time = t0
+		m.Apply(e)
+	}
+	h := Frame(m, Size{Width: 120, Height: 10}, at(2), false)[0]
+	want := "3 done · 0 running · 0 waiting · 134 tokens · $0.0100 spent + $0.0300 replayed (cost unknown for 1) · 2s"
+	if h != want {
+		t.Fatalf("header = %q, want %q", h, want)
+	}
+}

@@ -9,11 +9,21 @@ import (
 )
 
 // TerminalSize returns the size of the terminal f is, and false when f is
-// not a terminal (TIOCGWINSZ fails) or reports no size.
+// not a terminal (TIOCGWINSZ fails). A terminal that reports no size — a
+// pseudo-terminal whose size was never set, as `script` or a container
+// runtime without a terminal of its own makes — is taken as 80 columns
+// and 24 lines, where it reports 0.
 func TerminalSize(f *os.File) (Size, bool) {
 	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
-	if err != nil || ws.Col == 0 || ws.Row == 0 {
+	if err != nil {
 		return Size{}, false
 	}
-	return Size{Width: int(ws.Col), Height: int(ws.Row)}, true
+	s := Size{Width: int(ws.Col), Height: int(ws.Row)}
+	if s.Width == 0 {
+		s.Width = 80
+	}
+	if s.Height == 0 {
+		s.Height = 24
+	}
+	return s, true
 }

@@ -315,6 +315,39 @@ func TestCostUnknown(t *testing.T) {
 	}
 }
 
+// TestBudgetWarnsAboutUnknownCost: a cost budget cannot count a call
+// whose cost is unknown (no prices, no usage.cost): the first such call
+// gets one warning, when it ends, so that the budget does not seem to
+// hold; a token budget, or known prices, give none.
+func TestBudgetWarnsAboutUnknownCost(t *testing.T) {
+	srv := newCostServer(t, false, 0, 0)
+	prog := `(defatom hi (instructions "Hi")) (hi) (hi) "done"`
+	warning := "warning: the cost of 'hi' (router:vendor/model-a) is unknown: --max-cost counts only calls whose cost is known; give its model or provider prices ([prices.\"MODEL-ID\"] or the provider's prices)\n"
+	usage := "usage: 2 model calls, 200 input + 20 output tokens, 2 turns, cost unknown for 2 calls\n"
+	dir, env := costProject(t, srv, "")
+	code, stdout, stderr := runIn(t, dir, env, "eval", "--max-cost", "0.0001", prog)
+	if code != exitOK || stdout != "\"done\"\n" || stderr != warning+usage {
+		t.Errorf("--max-cost without prices: exit %d\nstdout: %q\nstderr: %q\nwant: %q", code, stdout, stderr, warning+usage)
+	}
+	dir, env = costProject(t, srv, "max_cost_usd = 0.0001\n")
+	code, _, stderr = runIn(t, dir, env, "eval", prog)
+	if want := strings.Replace(warning, "--max-cost", "[limits] max_cost_usd", 1) + usage; code != exitOK || stderr != want {
+		t.Errorf("max_cost_usd without prices: exit %d\nstderr: %q\nwant: %q", code, stderr, want)
+	}
+	for _, args := range [][]string{{"--max-tokens", "100000"}, {}} {
+		dir, env = costProject(t, srv, "")
+		code, _, stderr = runIn(t, dir, env, append(append([]string{"eval"}, args...), prog)...)
+		if code != exitOK || stderr != usage {
+			t.Errorf("eval %v: exit %d, stderr %q; want no warning", args, code, stderr)
+		}
+	}
+	dir, env = costProject(t, srv, "[prices.\"vendor/model-a\"]\ninput = 1.0\noutput = 2.0\n")
+	code, _, stderr = runIn(t, dir, env, "eval", "--max-cost", "1", prog)
+	if code != exitOK || strings.Contains(stderr, "warning") {
+		t.Errorf("--max-cost with prices: exit %d, stderr %q; want no warning", code, stderr)
+	}
+}
+
 // TestCheckWarnsWithoutPrices: with a cost budget, `evalrun check` warns
 // about a provider that has no prices (SPEC §14.9); one with prices, or
 // no budget, gives no warning.

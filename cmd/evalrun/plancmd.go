@@ -204,8 +204,7 @@ func (c *planRunCmd) Run(a *app) error {
 	if code != exitOK {
 		return exit(code)
 	}
-	sig := notifySignals(a.stderr)
-	sig.onCancel = a.progressCancelling
+	sig := a.notifyRunSignals()
 	defer sig.stop()
 	var err error
 	interrupted := sig.guard(func(ctx context.Context) {

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -411,6 +412,131 @@ func TestProgressInterrupt(t *testing.T) {
 	final := r.screen(t)
 	if strings.Contains(final, "cancelling") || strings.Contains(final, "▸") || !strings.Contains(final, "\nevalrun: interrupted\n") {
 		t.Errorf("screen after the interrupted run:\n%s", final)
+	}
+}
+
+// TestProgressInterruptTwice: a second Ctrl-C, while an agent that
+// ignores SIGTERM keeps the run from ending, exits at once (130) and
+// erases the display first: the screen keeps no line of the frame.
+func TestProgressInterruptTwice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs evalrun for a few seconds")
+	}
+	srv := slowServer(t, 50*time.Millisecond)
+	dir, env := progressProject(t, srv.URL)
+	os.WriteFile(filepath.Join(dir, "slow.sh"), []byte("#!/bin/sh\ntrap '' TERM INT\necho thinking\nsleep 30\n"), 0o755)
+	r := startPty(t, evalrunCmd(t, dir, env, "run", "progress.sexp"))
+	r.waitScreen(t, "the agent", func(s string) bool { return strings.Contains(s, "▸ agent review  agent:slow  0s  │ thinking") })
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	r.waitScreen(t, "the call being cancelled", func(s string) bool { return strings.Contains(s, "cancelling 1 running and 0 waiting calls") })
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.wait(t); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d", code, exitInterrupted)
+	}
+	final := r.screen(t)
+	if strings.Contains(final, "cancelling") || strings.Contains(final, "▸") || !strings.HasSuffix(final, "\nevalrun: interrupted") {
+		t.Errorf("screen after the second Ctrl-C:\n%s", final)
+	}
+}
+
+// TestProgressCtrlZ: Ctrl-Z (SIGTSTP) erases the display before evalrun
+// stops, so that the shell's "Stopped" line and prompt land below what
+// stays; fg (SIGCONT) draws it again below them, without moving over the
+// shell's lines, and the run finishes as usual. evalrun runs as a job of
+// a shell with job control (its own process group, under the shell's), as
+// from an interactive shell: a process group without such a parent is
+// orphaned, and the system does not stop it on SIGTSTP.
+func TestProgressCtrlZ(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs evalrun for a few seconds")
+	}
+	srv := slowServer(t, 50*time.Millisecond)
+	dir, env := progressProject(t, srv.URL)
+	os.WriteFile(filepath.Join(dir, "slow.sh"), []byte("#!/bin/sh\ncat > /dev/null\necho thinking >&2\nsleep 2\necho done\n"), 0o755)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "evalrun")
+	if err := os.Symlink(exe, bin); err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	// The shell waits for its job until it has ended, not only stopped.
+	script := `set -m; "$0" run progress.sexp & pid=$!; echo $pid > "$1"
+while :; do wait $pid; st=$?; kill -0 $pid 2>/dev/null || exit $st; sleep 0.05; done`
+	r := startPty(t, &exec.Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", script, bin, pidFile}, Dir: dir, Env: env})
+	r.waitScreen(t, "the agent", func(s string) bool { return strings.Contains(s, "▸ agent review  agent:slow") })
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(b))
+	if err := exec.Command("kill", "-TSTP", pid).Run(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, _ := exec.Command("ps", "-o", "stat=", "-p", pid).Output()
+		if strings.HasPrefix(strings.TrimSpace(string(out)), "T") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("evalrun did not stop on SIGTSTP (ps: %q); screen:\n%s", out, r.screen(t))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stopped := r.output()
+	if s := r.screen(t); strings.Contains(s, "▸") || strings.Contains(s, " done · ") {
+		t.Errorf("the display is still on the screen of the stopped evalrun:\n%s", s)
+	}
+	// The shell reports the job and, on fg, continues it.
+	const shell = "\r\n[1]+  Stopped  evalrun run progress.sexp\r\n$ fg\r\nevalrun run progress.sexp\r\n"
+	if err := exec.Command("kill", "-CONT", pid).Run(); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, r.screen(t))
+	}
+	if !strings.Contains(r.output()[len(stopped):], "▸ agent review") {
+		t.Errorf("the display was not drawn again after SIGCONT: %q", r.output()[len(stopped):])
+	}
+	var s vt
+	if err := s.feed(stopped + shell + r.output()[len(stopped):]); err != nil {
+		t.Fatal(err)
+	}
+	final := s.text()
+	if !strings.Contains(final, "\nlog: agent next\n") || !strings.Contains(final, "[1]+  Stopped  evalrun run progress.sexp\n$ fg\nevalrun run progress.sexp\n") ||
+		strings.Contains(final, "▸") || !regexp.MustCompile(`\nusage: 9 model calls[^\n]*$`).MatchString(final) {
+		t.Errorf("screen after a Ctrl-Z, fg and the end of the run:\n%s", final)
+	}
+}
+
+// TestProgressCtrlZOrphaned: evalrun that leads its own session (a
+// terminal or `script` runs it directly) is in an orphaned process group:
+// nobody could continue it, so SIGTSTP does not stop it, as the system
+// would not stop it either, and the run goes on to its end.
+func TestProgressCtrlZOrphaned(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs evalrun for a few seconds")
+	}
+	srv := slowServer(t, 50*time.Millisecond)
+	dir, env := progressProject(t, srv.URL)
+	os.WriteFile(filepath.Join(dir, "slow.sh"), []byte("#!/bin/sh\ncat > /dev/null\necho thinking >&2\nsleep 1\necho done\n"), 0o755)
+	r := startPty(t, evalrunCmd(t, dir, env, "run", "progress.sexp"))
+	r.waitScreen(t, "the agent", func(s string) bool { return strings.Contains(s, "▸ agent review  agent:slow") })
+	if err := r.cmd.Process.Signal(syscall.SIGTSTP); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, r.screen(t))
+	}
+	if s := r.screen(t); strings.Contains(s, "▸") || !strings.Contains(s, "\nusage: 9 model calls") {
+		t.Errorf("screen after the run:\n%s", s)
 	}
 }
 

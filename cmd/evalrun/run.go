@@ -231,8 +231,7 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn 
 		return code
 	}
 	defer stopProgress()
-	sig := notifySignals(a.stderr)
-	sig.onCancel = a.progressCancelling
+	sig := a.notifyRunSignals()
 	defer sig.stop()
 	forms, ok := a.parseSources(srcs)
 	if !ok {

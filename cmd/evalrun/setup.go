@@ -124,18 +124,29 @@ func (a *app) startProgress() (stop func(), code int) {
 	}
 	stderr := a.stderr
 	a.stderr, a.progress = p, p
+	stopJobs := func() {}
+	if p.On() {
+		stopJobs = watchJobControl(p)
+	}
 	return func() {
 		if a.progress != p {
 			return
 		}
+		stopJobs()
 		p.Close()
 		a.stderr, a.progress = stderr, nil
 	}, exitOK
 }
 
-// progressCancelling shows on the display which calls are being cancelled.
-func (a *app) progressCancelling() {
+// notifyRunSignals starts catching SIGINT and SIGTERM for a run that may
+// show the live display (startProgress first): the first signal shows
+// on it which calls are being cancelled, the second one erases it before
+// evalrun exits.
+func (a *app) notifyRunSignals() *signals {
+	s := notifySignals(a.stderr)
 	if p := a.progress; p != nil {
-		p.Cancelling()
+		s.onCancel = p.Cancelling
+		s.onExit = func() { p.Close() }
 	}
+	return s
 }

@@ -23,6 +23,10 @@ type signals struct {
 	// evaluation is cancelled (the live display shows what is being
 	// cancelled).
 	onCancel func()
+	// onExit, when set, is called on the second signal before the
+	// process exits (the live display erases its frame, so that the
+	// terminal keeps only the lines a run without one prints).
+	onExit func()
 }
 
 // notifySignals starts catching SIGINT and SIGTERM. stop must be called when
@@ -72,6 +76,9 @@ func (s *signals) run(parent context.Context, fn func(ctx context.Context)) (int
 					}
 					cancel(engine.Interrupted())
 					continue
+				}
+				if s.onExit != nil {
+					s.onExit()
 				}
 				s.interrupted()
 				engine.KillAgents() // no agent process outlives evalrun

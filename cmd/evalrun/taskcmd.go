@@ -37,8 +37,7 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	if instructions != "" && e.IgnoresInstructions(name) {
 		fmt.Fprintf(a.stderr, "warning: template '%s' does not use {{instructions}}, so the text %q is not sent; give inputs with --set NAME=VALUE\n", name, instructions)
 	}
-	sig := notifySignals(a.stderr)
-	sig.onCancel = a.progressCancelling
+	sig := a.notifyRunSignals()
 	defer sig.stop()
 	var res *value.TaskResult
 	var err error
