@@ -566,3 +566,26 @@ func jsQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// A run that failed before its first call (an unbound symbol, a syntax
+// error) has no nodes: its page still shows the header and the error with
+// its caret, and an empty trace instead of a script error.
+func TestBrowserRunWithoutCalls(t *testing.T) {
+	f := newFixture(t)
+	r, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "release.sexp"})
+	f.must(err)
+	f.must(r.Finish(journal.StatusFailed, nil, fmt.Errorf("release.sexp:10:4: unbound symbol: run-tests")))
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+r.ID())); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the run's header", `document.querySelector(".run-title h1") && document.querySelector(".run-title h1").textContent === "`+r.ID()+`"`)
+	if got, want := jsString(ctx, t, `document.querySelector(".run-head .errbox").textContent`), "release.sexp:10:4: unbound symbol: run-tests\n  (run-tests))\n   ^"; got != want {
+		t.Errorf("error box = %q, want %q", got, want)
+	}
+	if n := jsString(ctx, t, `String(document.querySelectorAll(".row").length)`); n != "0" {
+		t.Errorf("rows = %s, want none", n)
+	}
+	shot(t, ctx, "run-no-calls.png")
+}

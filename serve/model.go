@@ -259,7 +259,7 @@ func buildTree(flat []*NodeJSON) []*NodeJSON {
 
 // depthFirst returns the nodes of a tree in depth-first order.
 func depthFirst(roots []*NodeJSON) []*NodeJSON {
-	var out []*NodeJSON
+	out := []*NodeJSON{} // a run without calls has [] (not null) nodes
 	var walk func([]*NodeJSON)
 	walk = func(ns []*NodeJSON) {
 		for _, n := range ns {

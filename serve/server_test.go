@@ -870,3 +870,20 @@ func TestARunNeverWaitsForThePage(t *testing.T) {
 		t.Errorf("after the writes: %d nodes, status %s", len(page.Nodes), page.Run.Status)
 	}
 }
+
+// A run without calls has "nodes": [] in both views, as `status --json`
+// prints it, never null.
+func TestAPIRunWithoutCallsHasEmptyNodes(t *testing.T) {
+	f := newFixture(t)
+	r, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "release.sexp"})
+	f.must(err)
+	f.must(r.Finish(journal.StatusFailed, nil, fmt.Errorf("release.sexp:10:4: unbound symbol: run-tests")))
+	ts := testServer(t, f)
+	for _, q := range []string{"", "?view=flat"} {
+		var page map[string]json.RawMessage
+		get(t, ts, "/api/runs/"+r.ID()+q, 200, &page)
+		if got := string(page["nodes"]); got != "[]" {
+			t.Errorf("/api/runs/ID%s nodes = %s, want []", q, got)
+		}
+	}
+}
