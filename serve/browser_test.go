@@ -589,3 +589,26 @@ func TestBrowserRunWithoutCalls(t *testing.T) {
 	}
 	shot(t, ctx, "run-no-calls.png")
 }
+
+// The built-in templates have long names without spaces
+// (internal:associative_matching_content): at 360 px they wrap, and the
+// templates page does not grow wider than the screen.
+func TestBrowserTemplatesWithLongNamesFit360(t *testing.T) {
+	f := newFixture(t)
+	s := New(Options{Root: f.root, Poll: 50 * time.Millisecond, Templates: func(ctx context.Context) ([]Template, error) {
+		ts, err := fixtureTemplates(ctx)
+		long := Template{Name: "internal:associative_matching_content", Type: "atomic", Subtype: "associative_matching",
+			Description: "Choose the project files most relevant to a query from their contents", Scope: "builtin", Path: "<builtin>", Line: 6,
+			Source: "builtin <builtin>:6", XML: "<task/>\n"}
+		return append([]Template{long}, ts...), err
+	}})
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2)), chromedp.Navigate(ts.URL+"/templates")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "templates listed", `document.querySelector('tr[data-name="internal:associative_matching_content"]')`)
+	shot(t, ctx, "templates-long-360.png")
+	waitJS(t, ctx, "the templates page fits 360px", `document.documentElement.scrollWidth <= 361 && [...document.querySelectorAll(".page")].every(p => p.scrollWidth <= p.clientWidth + 1)`)
+}

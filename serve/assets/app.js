@@ -883,7 +883,7 @@ function templatesPage(params) {
         rows.push(h("tr", { class: "group-head" }, h("td", { colspan: 3 }, `${t.scope} (${n})`, t.dir ? h("span", { class: "muted mono", text: "  " + t.dir }) : null)));
       }
       rows.push(h("tr", { "data-i": i, "data-name": t.name, onclick: () => select(i, true) },
-        h("td", { class: "mono" }, t.name, t.alias ? h("span", { class: "muted", text: ` (${t.alias})` }) : null,
+        h("td", { class: "mono name" }, t.name, t.alias ? h("span", { class: "muted", text: ` (${t.alias})` }) : null,
           t.shadowed_by ? [" ", h("span", { class: "tag shadowed", text: "shadowed by " + t.shadowed_by })] : null),
         h("td", { class: "wrap", text: t.description }),
         h("td", { class: "mono opt", text: t.path + (t.line ? ":" + t.line : "") })));
