@@ -612,3 +612,43 @@ func TestBrowserTemplatesWithLongNamesFit360(t *testing.T) {
 	shot(t, ctx, "templates-long-360.png")
 	waitJS(t, ctx, "the templates page fits 360px", `document.documentElement.scrollWidth <= 361 && [...document.querySelectorAll(".page")].every(p => p.scrollWidth <= p.clientWidth + 1)`)
 }
+
+// On a narrow screen the source line of a positioned error does not wrap:
+// the caret stays under the column it points at (the box scrolls
+// sideways instead).
+func TestBrowserErrorCaretStaysUnderItsColumnAt360(t *testing.T) {
+	f := newFixture(t)
+	src := `(define report (string-append "the first part of a long line " "and the second part" (summarise-everything items)))` + "\n"
+	f.must(os.WriteFile(filepath.Join(f.root, "wide.sexp"), []byte(src), 0o644))
+	col := strings.Index(src, "(summarise-everything") + 2 // the symbol, 1-based
+	r, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "wide.sexp"})
+	f.must(err)
+	f.must(r.Finish(journal.StatusFailed, nil, fmt.Errorf("wide.sexp:1:%d: unbound symbol: summarise-everything", col)))
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2)), chromedp.Navigate(ts.URL+"/runs/"+r.ID())); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the error box", `document.querySelector(".run-head .errbox .caret")`)
+	shot(t, ctx, "error-caret-360.png")
+	// The left edge of the caret's "^" and of the character it points at.
+	got := jsString(ctx, t, `(() => {
+		const box = document.querySelector(".run-head .errbox");
+		const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+		let node, srcNode = null;
+		while ((node = walker.nextNode())) { if (node.data.includes("(summarise-everything")) { srcNode = node; break; } }
+		if (!srcNode) return "no source text";
+		const at = srcNode.data.indexOf("(summarise-everything") + 1;
+		const r1 = document.createRange(); r1.setStart(srcNode, at); r1.setEnd(srcNode, at + 1);
+		const caret = document.querySelector(".run-head .errbox .caret").firstChild;
+		const r2 = document.createRange(); r2.setStart(caret, caret.data.length - 1); r2.setEnd(caret, caret.data.length);
+		const a = r1.getBoundingClientRect(), b = r2.getBoundingClientRect();
+		const view = document.querySelector(".run-head .errbox .src").getBoundingClientRect();
+		if (b.left < view.left || b.right > view.right) return "caret out of view: at " + b.left + ", box " + view.left + ".." + view.right;
+		return Math.abs(a.left - b.left) < 1 && b.top > a.top ? "aligned" : "source char at " + a.left + "," + a.top + ", caret at " + b.left + "," + b.top;
+	})()`)
+	if got != "aligned" {
+		t.Errorf("caret: %s", got)
+	}
+	waitJS(t, ctx, "the run page fits 360px", `document.documentElement.scrollWidth <= 361`)
+}

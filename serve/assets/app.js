@@ -79,9 +79,14 @@ const badge = (status) => h("span", { class: "badge s-" + status, title: status,
 
 function errBox(disp, plain) {
   if (disp) {
-    return h("pre", { class: "errbox" },
-      `${disp.file}:${disp.line}:${disp.col}: ${disp.message}\n${disp.source}\n`,
-      h("span", { class: "caret", text: disp.caret }));
+    // The message wraps; the source line and its caret never do (they
+    // scroll sideways), so the caret stays under its column.
+    // When the line is wider than the box, it starts scrolled so that
+    // the caret is in view.
+    const caret = h("span", { class: "caret", text: disp.caret });
+    const src = h("span", { class: "src" }, `${disp.source}\n`, caret);
+    requestAnimationFrame(() => { src.scrollLeft = Math.max(0, caret.offsetWidth - src.clientWidth * 2 / 3); });
+    return h("pre", { class: "errbox" }, `${disp.file}:${disp.line}:${disp.col}: ${disp.message}\n`, src);
   }
   return plain ? h("pre", { class: "errbox", text: plain }) : null;
 }
