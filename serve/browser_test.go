@@ -652,3 +652,39 @@ func TestBrowserErrorCaretStaysUnderItsColumnAt360(t *testing.T) {
 	}
 	waitJS(t, ctx, "the run page fits 360px", `document.documentElement.scrollWidth <= 361`)
 }
+
+// The time axis and the duration labels of the bars fit the width of the
+// timeline: at 360 px (an 84 px timeline) as at 1440 px, no two tick
+// labels overlap and no label leaves its row's timeline or lies on a
+// slot-wait bar.
+func TestBrowserTimelineLabelsFitTheirWidth(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	check := `(() => {
+		const bad = [];
+		const ticks = [...document.querySelectorAll(".axis span")].map(s => s.getBoundingClientRect());
+		for (let i = 1; i < ticks.length; i++) if (ticks[i].left < ticks[i-1].right + 2) bad.push("ticks " + (i-1) + "," + i + " overlap");
+		const axis = document.querySelector(".axis").getBoundingClientRect();
+		ticks.forEach((r, i) => { if (r.left < axis.left - 0.5 || r.right > axis.right + 0.5) bad.push("tick " + i + " outside the axis"); });
+		for (const l of document.querySelectorAll(".bar-label")) {
+			const r = l.getBoundingClientRect(), cell = l.parentElement.getBoundingClientRect();
+			if (r.left < cell.left - 0.5 || r.right > cell.right + 0.5) bad.push("label " + l.textContent + " of #" + l.closest(".row").dataset.seq + " outside its timeline");
+			for (const w of l.parentElement.querySelectorAll(".bar.wait")) {
+				const b = w.getBoundingClientRect();
+				if (r.left < b.right && r.right > b.left) bad.push("label " + l.textContent + " of #" + l.closest(".row").dataset.seq + " on a wait bar");
+			}
+		}
+		return bad.join("; ");
+	})()`
+	for _, width := range []int64{1440, 360} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 800), chromedp.Navigate(ts.URL+"/runs/"+f.failed)); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, "tree rows", `document.querySelectorAll(".row").length === 10`)
+		shot(t, ctx, fmt.Sprintf("timeline-%d.png", width))
+		if bad := jsString(ctx, t, check); bad != "" {
+			t.Errorf("at %d px: %s", width, bad)
+		}
+	}
+}

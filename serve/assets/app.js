@@ -383,15 +383,35 @@ function runPage(ref, params) {
 
   function drawAxis() {
     const steps = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 1800000, 3600000];
-    const target = st.span / 5;
+    // As many ticks as their labels leave room for: one per 64 px of
+    // the axis (an 84 px timeline on a phone has one interval).
+    const width = axis.clientWidth || 400;
+    const target = st.span / Math.max(1, Math.floor(width / 64));
     const step = steps.find((s) => s >= target) || 3600000;
     axis.replaceChildren();
+    let right = -Infinity;
     for (let t = 0; t <= st.span + 1e-9; t += step) {
       const at = (t / st.span) * 100;
-      axis.append(h("span", { style: `left:${at}%` + (at > 92 ? ";transform:translateX(-100%)" : ""), text: t === 0 ? "0" : duration(t / 1000) }));
+      const label = h("span", { style: `left:${at}%`, text: t === 0 ? "0" : duration(t / 1000) });
+      axis.append(label);
+      // A label too near the end is right-aligned to it; one that would
+      // then touch the label before it is dropped.
+      const w = label.offsetWidth, x = (at / 100) * width;
+      let from = t === 0 ? x : x - w / 2;
+      if (from + w > width) { label.style.transform = "translateX(-100%)"; from = x - w; }
+      if (t > 0 && from < right + 6) { label.remove(); continue; }
+      right = from + w;
       if (axis.children.length > 8) break;
     }
+    if (axis.children.length === 1) { // no tick fits inside the span: mark its end
+      const end = h("span", { style: "left:100%;transform:translateX(-100%)", text: duration(st.span / 1000) });
+      axis.append(end);
+      if (width - end.offsetWidth < right + 6) end.remove();
+    }
   }
+
+  // timeWidth is the width in pixels of a row's timeline (the axis's).
+  function timeWidth() { return axis.clientWidth || 400; }
 
   function rowFor(n) {
     const k = st.kids && st.kids.get(n.seq);
@@ -431,10 +451,15 @@ function runPage(ref, params) {
       const l = (s / st.span) * 100, w = Math.max(((e - s) / st.span) * 100, 0.15);
       time.append(h("div", { class: "bar " + cls, style: `left:${l}%;width:${w}%`, title: `${n.kind} ${n.name}: ${duration(s / 1000) || "0"} → ${e != null ? duration(e / 1000) : "…"}` }));
       if (e - s > 0) {
+        // The duration goes right of the bar, else left of it (unless a
+        // slot wait is drawn there), else inside it; with room for none,
+        // it is only in the bar's title.
         const label = duration((e - s) / 1000);
-        if (l + w < 82) time.append(h("span", { class: "bar-label", style: `left:calc(${l + w}% + 4px)`, text: label }));
-        else if (l > 14) time.append(h("span", { class: "bar-label", style: `right:calc(${100 - l}% + 4px)`, text: label }));
-        else time.append(h("span", { class: "bar-label inside", style: `left:calc(${l}% + 4px)`, text: label }));
+        const W = timeWidth(), need = label.length * 6.5 + 6;
+        const px = (p) => (p / 100) * W;
+        if (px(l + w) + need <= W) time.append(h("span", { class: "bar-label", style: `left:calc(${l + w}% + 4px)`, text: label }));
+        else if (px(l) >= need && !time.querySelector(".bar.wait")) time.append(h("span", { class: "bar-label", style: `right:calc(${100 - l}% + 4px)`, text: label }));
+        else if (px(w) >= need) time.append(h("span", { class: "bar-label inside", style: `left:calc(${l}% + 4px)`, text: label }));
       }
     }
     const row = h("div", { class: "row" + (n.seq === st.sel ? " sel" : ""), "data-seq": n.seq, style: `transform:translateY(${0}px)` }, nameCell, meta, time);
@@ -454,7 +479,8 @@ function runPage(ref, params) {
   }
   let raf = 0;
   body.addEventListener("scroll", () => { if (!raf) raf = requestAnimationFrame(() => { raf = 0; draw(); }); });
-  window.addEventListener("resize", draw);
+  const redraw = () => { drawAxis(); draw(); };
+  window.addEventListener("resize", redraw);
 
   function toggle(seq) {
     if (!st.kids.get(seq)) return;
@@ -630,7 +656,7 @@ function runPage(ref, params) {
   }
 
   return {
-    close: () => { if (es) es.close(); clearInterval(ticker); setLive(false); window.removeEventListener("resize", draw); },
+    close: () => { if (es) es.close(); clearInterval(ticker); setLive(false); window.removeEventListener("resize", redraw); },
     keydown(e) {
       const k = e.key;
       if (k === "j" || k === "ArrowDown") step(1);
