@@ -688,3 +688,29 @@ func TestBrowserTimelineLabelsFitTheirWidth(t *testing.T) {
 		}
 	}
 }
+
+// The cost column of the runs page reads as `evalrun runs` prints it: "?"
+// for a run none of whose calls had a known price, "+?" after a cost some
+// calls' prices are missing from, "+r" after what a resuming run paid, "-"
+// for a run that spent nothing.
+func TestBrowserRunsCostColumn(t *testing.T) {
+	f := newFixture(t)
+	r, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "plain.sexp"})
+	f.must(err)
+	c, err := r.Begin(nil, journal.KindTask, "summarise", "h1", nil)
+	f.must(err)
+	f.must(c.Running())
+	f.must(c.End(journal.StatusCompleted, ok("done", nil, notes("executor", value.String("agent:slow"))), "", journal.Usage{InputTokens: 3, OutputTokens: 2, Turns: 1}, 0, false))
+	f.must(r.Finish(journal.StatusCompleted, value.String("done"), nil))
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "five runs", `document.querySelectorAll("table.runs tbody tr").length === 5`)
+	got := jsString(ctx, t, `[...document.querySelectorAll("table.runs tbody tr")].map(tr => tr.lastElementChild.textContent).join(" | ")`)
+	// plain (unknown), running (nothing yet), resumed (paid + replayed), failed (known + 3 unknown), completed (known)
+	if want := "? | - | $0.018+r | $0.021+? | $0.0024"; got != want {
+		t.Errorf("cost column = %q, want %q", got, want)
+	}
+}

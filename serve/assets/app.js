@@ -58,6 +58,17 @@ function cost(usd) {
   return "$" + (usd < 0.01 ? usd.toFixed(4) : usd < 1 ? usd.toFixed(3) : usd.toFixed(2));
 }
 
+// runCost is the COST column of `evalrun runs`: "$0.0123", "?" when no
+// call's price was known, "$0.0123+?" when some were not, "-" for a run
+// that spent nothing, and "+r" after what a run paid when it replayed
+// calls that had a cost.
+function runCost(r) {
+  const unknown = r.cost_unknown_calls > 0, usd = r.cost_usd || 0;
+  if (r.replayed_cost_usd > 0) return cost(usd) + (unknown ? "+?" : "") + "+r";
+  if (unknown) return usd > 0 ? cost(usd) + "+?" : "?";
+  return usd > 0 ? cost(usd) : "-";
+}
+
 function clock(iso) {
   if (!iso) return "";
   const d = new Date(iso);
@@ -235,7 +246,7 @@ function runsPage(params) {
       h("td", { class: "num", text: duration(r.duration_seconds) }),
       h("td", { class: "num opt", text: thousands(r.calls) }),
       h("td", { class: "num opt", text: thousands(r.tokens) }),
-      h("td", { class: "num opt", title: [r.cost_unknown_calls ? `cost unknown for ${r.cost_unknown_calls} call${r.cost_unknown_calls === 1 ? "" : "s"}` : "", r.replayed_cost_usd ? `${cost(r.replayed_cost_usd)} replayed, not paid again` : ""].filter(Boolean).join("; ") || null, text: r.replayed_cost_usd ? cost(r.cost_usd || 0) + "+r" : cost(r.cost_usd) || (r.cost_unknown_calls ? "—" : "") }));
+      h("td", { class: "num opt", title: [r.cost_unknown_calls ? `cost unknown for ${r.cost_unknown_calls} call${r.cost_unknown_calls === 1 ? "" : "s"}` : "", r.replayed_cost_usd ? `${cost(r.replayed_cost_usd)} replayed, not paid again` : ""].filter(Boolean).join("; ") || null, text: runCost(r) }));
     return tr;
   }
 
@@ -584,7 +595,7 @@ function runPage(ref, params) {
     f("duration", duration(r.duration_seconds));
     f("calls", thousands(r.calls));
     f("tokens", thousands(r.tokens));
-    if (r.cost_usd != null) f("cost", cost(r.cost_usd));
+    if (r.cost_usd > 0 || r.replayed_cost_usd > 0) f("cost", cost(r.cost_usd));
     if (r.replayed_cost_usd) f("replayed", cost(r.replayed_cost_usd));
     if (r.cost_unknown_calls) facts.append(h("span", { class: "muted", text: `cost unknown for ${r.cost_unknown_calls} call${r.cost_unknown_calls === 1 ? "" : "s"}` }));
     if (r.args && typeof r.args === "object" && Object.keys(r.args).length) {
