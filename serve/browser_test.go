@@ -592,7 +592,8 @@ func TestBrowserRunWithoutCalls(t *testing.T) {
 
 // The built-in templates have long names without spaces
 // (internal:associative_matching_content): at 360 px they wrap, and the
-// templates page does not grow wider than the screen.
+// templates page does not grow wider than the screen. The asset library
+// is the last group, marked as not active.
 func TestBrowserTemplatesWithLongNamesFit360(t *testing.T) {
 	f := newFixture(t)
 	s := New(Options{Root: f.root, Poll: 50 * time.Millisecond, Templates: func(ctx context.Context) ([]Template, error) {
@@ -600,7 +601,9 @@ func TestBrowserTemplatesWithLongNamesFit360(t *testing.T) {
 		long := Template{Name: "internal:associative_matching_content", Type: "atomic", Subtype: "associative_matching",
 			Description: "Choose the project files most relevant to a query from their contents", Scope: "builtin", Path: "<builtin>", Line: 6,
 			Source: "builtin <builtin>:6", XML: "<task/>\n"}
-		return append([]Template{long}, ts...), err
+		asset := Template{Name: "code-review", Type: "review", Subtype: "code", Description: "Review source files for bugs, unclear code and missing tests",
+			Scope: "asset", Path: "<asset>/code-review.xml", Line: 1, Source: "asset <asset>/code-review.xml:1", XML: "<task name=\"code-review\"/>\n"}
+		return append(append([]Template{long}, ts...), asset), err
 	}})
 	ts := httptest.NewServer(s)
 	t.Cleanup(func() { ts.Close(); s.Close() })
@@ -610,6 +613,10 @@ func TestBrowserTemplatesWithLongNamesFit360(t *testing.T) {
 	}
 	waitJS(t, ctx, "templates listed", `document.querySelector('tr[data-name="internal:associative_matching_content"]')`)
 	shot(t, ctx, "templates-long-360.png")
+	// The asset library closes the list, as in `templates list`.
+	if got := jsString(ctx, t, `[...document.querySelectorAll("tr.group-head")].map(r => r.textContent).join(" | ")`); !strings.HasSuffix(got, "| assets (1)  not active; add with: evalrun templates add NAME") {
+		t.Errorf("template groups = %q", got)
+	}
 	waitJS(t, ctx, "the templates page fits 360px", `document.documentElement.scrollWidth <= 361 && [...document.querySelectorAll(".page")].every(p => p.scrollWidth <= p.clientWidth + 1)`)
 }
 

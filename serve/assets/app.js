@@ -922,7 +922,11 @@ function templatesPage(params) {
       if (g !== group) {
         group = g;
         const n = st.list.filter((x) => x.scope === t.scope && x.dir === t.dir).length;
-        rows.push(h("tr", { class: "group-head" }, h("td", { colspan: 3 }, `${t.scope} (${n})`, t.dir ? h("span", { class: "muted mono", text: "  " + t.dir }) : null)));
+        // The asset library is listed last, as `templates list` does: not
+        // active until copied in.
+        const hint = t.scope === "asset" ? h("span", { class: "muted", text: "  not active; add with: evalrun templates add NAME" })
+          : t.dir ? h("span", { class: "muted mono", text: "  " + t.dir }) : null;
+        rows.push(h("tr", { class: "group-head" }, h("td", { colspan: 3 }, `${t.scope === "asset" ? "assets" : t.scope} (${n})`, hint)));
       }
       rows.push(h("tr", { "data-i": i, "data-name": t.name, onclick: () => select(i, true) },
         h("td", { class: "mono name" }, t.name, t.alias ? h("span", { class: "muted", text: ` (${t.alias})` }) : null,
