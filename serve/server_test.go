@@ -925,3 +925,20 @@ func TestAPIRunCostIsANumberAsInRunsJSON(t *testing.T) {
 		}
 	}
 }
+
+// A status filter that no run can have is a malformed query (400), not an
+// empty list that looks like "no such runs".
+func TestAPIRunsUnknownStatusIs400(t *testing.T) {
+	f := newFixture(t)
+	ts := testServer(t, f)
+	var e map[string]string
+	get(t, ts, "/api/runs?status=complete", 400, &e)
+	if want := `status: "complete" is not a run status (running, completed or failed)`; e["error"] != want {
+		t.Errorf("error = %q, want %q", e["error"], want)
+	}
+	var runs []map[string]any
+	get(t, ts, "/api/runs?status=completed", 200, &runs)
+	if len(runs) != 2 {
+		t.Errorf("completed runs = %d, want 2", len(runs))
+	}
+}
