@@ -721,3 +721,21 @@ func TestBrowserRunsCostColumn(t *testing.T) {
 		t.Errorf("cost column = %q, want %q", got, want)
 	}
 }
+
+// At 360 px the runs page hides the workflow column, but every run still
+// shows its workflow (under its id): ids alone do not tell runs apart.
+func TestBrowserRunsShowTheirWorkflowAt360(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2)), chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "four runs listed", `document.querySelectorAll("table.runs tbody tr").length === 4`)
+	got := jsString(ctx, t, `[...document.querySelectorAll("table.runs tbody tr")].map(tr => tr.innerText.includes("release.sexp") ? "yes" : "no: " + tr.innerText.replace(/\s+/g, " ")).join(", ")`)
+	if got != "yes, yes, yes, yes" {
+		t.Errorf("workflow shown at 360 px: %s", got)
+	}
+	waitJS(t, ctx, "the runs page fits 360px", `document.documentElement.scrollWidth <= 361`)
+	shot(t, ctx, "runs-workflow-360.png")
+}

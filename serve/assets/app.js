@@ -240,7 +240,8 @@ function runsPage(params) {
   function row(r, i) {
     const tr = h("tr", { "data-id": r.id, class: i === state.sel ? "sel" : null, onclick: () => go("/runs/" + encodeURIComponent(r.id)) },
       h("td", null, badge(r.status)),
-      h("td", { class: "mono" }, h("a", { href: "/runs/" + encodeURIComponent(r.id), "data-link": true, text: r.id })),
+      h("td", { class: "mono" }, h("a", { href: "/runs/" + encodeURIComponent(r.id), "data-link": true, text: r.id }),
+        h("span", { class: "wf-narrow", title: r.workflow, text: r.workflow })), // shown when the workflow column is hidden
       h("td", { class: "opt", title: r.workflow, text: r.workflow }),
       h("td", { class: "opt", title: clock(r.started_at) }, ago(r.started_at), h("span", { class: "muted", text: "  " + clock(r.started_at).slice(11) })),
       h("td", { class: "num", text: duration(r.duration_seconds) }),
