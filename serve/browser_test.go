@@ -739,3 +739,37 @@ func TestBrowserRunsShowTheirWorkflowAt360(t *testing.T) {
 	waitJS(t, ctx, "the runs page fits 360px", `document.documentElement.scrollWidth <= 361`)
 	shot(t, ctx, "runs-workflow-360.png")
 }
+
+// A run's arguments read as the command line that gave them: its --set
+// values and flags, not the JSON of the journal ("set={} files=[...]");
+// a run given none shows none.
+func TestBrowserRunArgsReadAsFlags(t *testing.T) {
+	f := newFixture(t)
+	set := value.NewDict(1)
+	set.Set("focus", value.String("security"))
+	args := value.NewDict(3)
+	args.Set("set", set)
+	args.Set("files", value.List{value.String("review.sexp")})
+	args.Set("agent", value.String("slow"))
+	given, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "review.sexp", Args: args})
+	f.must(err)
+	f.must(given.Finish(journal.StatusCompleted, value.String("LGTM"), nil))
+	none := value.NewDict(2)
+	none.Set("set", value.NewDict(0))
+	none.Set("files", value.List{value.String("greet.sexp")})
+	plain, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "greet.sexp", Args: none})
+	f.must(err)
+	f.must(plain.Finish(journal.StatusCompleted, value.String("hi"), nil))
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	for id, want := range map[string]string{given.ID(): "args --set focus=security --agent slow", plain.ID(): ""} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+id)); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, "the run's facts", `document.querySelector(".run-title h1") && document.querySelector(".run-title h1").textContent === "`+id+`"`)
+		got := jsString(ctx, t, `[...document.querySelectorAll(".facts > span")].map(s => s.textContent).filter(s => s.startsWith("args ")).join("|")`)
+		if got != want {
+			t.Errorf("run %s: args = %q, want %q", id, got, want)
+		}
+	}
+}

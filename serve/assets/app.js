@@ -69,6 +69,24 @@ function runCost(r) {
   return usd > 0 ? cost(usd) : "-";
 }
 
+// argsText is a run's arguments as the command line gave them: "--set
+// k=v" for each input, the workflow files when they are not just the
+// run's workflow, and the --provider, --model, --agent, --role and
+// --context flags; "" when there were none. A journal that recorded only
+// the inputs ({"k": v}) shows them as k=v.
+function argsText(r) {
+  const a = r.args;
+  if (!a || typeof a !== "object" || Array.isArray(a)) return "";
+  const str = (v) => (typeof v === "string" ? v : JSON.stringify(v));
+  if (!a.set || typeof a.set !== "object") return Object.entries(a).map(([k, v]) => `${k}=${str(v)}`).join(" ");
+  const parts = Object.entries(a.set).map(([k, v]) => `--set ${k}=${str(v)}`);
+  const files = Array.isArray(a.files) ? a.files : [];
+  if (!(files.length === 1 && files[0] === r.workflow)) parts.push(...files.map(str));
+  for (const k of ["provider", "model", "agent", "role"]) if (a[k]) parts.push(`--${k} ${str(a[k])}`);
+  for (const c of Array.isArray(a.contexts) ? a.contexts : []) parts.push(`--context ${str(c)}`);
+  return parts.join(" ");
+}
+
 function clock(iso) {
   if (!iso) return "";
   const d = new Date(iso);
@@ -599,10 +617,8 @@ function runPage(ref, params) {
     if (r.cost_usd > 0 || r.replayed_cost_usd > 0) f("cost", cost(r.cost_usd));
     if (r.replayed_cost_usd) f("replayed", cost(r.replayed_cost_usd));
     if (r.cost_unknown_calls) facts.append(h("span", { class: "muted", text: `cost unknown for ${r.cost_unknown_calls} call${r.cost_unknown_calls === 1 ? "" : "s"}` }));
-    if (r.args && typeof r.args === "object" && Object.keys(r.args).length) {
-      const text = Object.entries(r.args).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
-      facts.append(h("span", { title: "--set values" }, "args ", h("b", { class: "mono", text: text.length > 60 ? text.slice(0, 59) + "…" : text })));
-    }
+    const text = argsText(r);
+    if (text) facts.append(h("span", { title: text }, "args ", h("b", { class: "mono", text: text.length > 60 ? text.slice(0, 59) + "…" : text })));
     if (r.final != null) {
       const text = JSON.stringify(r.final);
       facts.append(h("span", { title: text.length > 60 ? text : null }, "value ", h("b", { class: "mono", text: text.length > 60 ? text.slice(0, 59) + "…" : text })));
