@@ -773,3 +773,22 @@ func TestBrowserRunArgsReadAsFlags(t *testing.T) {
 		}
 	}
 }
+
+// A step whose value is a string (a pre_analysis step's output, a shell
+// command's text) shows it as text, line by line, with a copy button,
+// not as one JSON-quoted line of \n escapes.
+func TestBrowserStepStringValueIsText(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	run := writePlanRun(f)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+run+"?call=2")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the step's value", `[...document.querySelectorAll(".detail .sect summary")].some(s => s.textContent.startsWith("Value"))`)
+	got := jsString(ctx, t, `(() => { const s = [...document.querySelectorAll(".detail .sect")].find(s => s.querySelector("summary").textContent.startsWith("Value")); const pre = s.querySelector("pre.text"); return pre ? pre.textContent : "no text block: " + s.innerText; })()`)
+	if got != planRunGather {
+		t.Errorf("step value = %q, want %q", got, planRunGather)
+	}
+}

@@ -599,7 +599,9 @@ function runPage(ref, params) {
       if (c.parsed_content != null) out.push(section("parsedContent", treeBlock(c.parsed_content)));
       out.push(section("Notes", treeBlock(c.notes), { open: false }));
     } else {
-      out.push(section("Value", treeBlock(c.result)));
+      // A string value (a step's output text) reads as text; others as a tree.
+      if (typeof c.result === "string") out.push(section("Value", textBlock(c.result), { sub: thousands(c.result.length) + " chars", copy: c.result }));
+      else out.push(section("Value", treeBlock(c.result)));
     }
     if (c.inputs != null || c.kind !== "step") out.push(section(c.kind === "tool" ? "Parameters" : "Inputs", treeBlock(c.inputs), { open: c.kind === "tool" }));
     return out;
