@@ -694,6 +694,22 @@ func TestBrowserTimelineLabelsFitTheirWidth(t *testing.T) {
 			t.Errorf("at %d px: %s", width, bad)
 		}
 	}
+	// Opening the call panel narrows the timeline: the axis and the labels
+	// are laid out again for the new width.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(ts.URL+"/runs/"+f.failed)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "tree rows", `document.querySelectorAll(".row").length === 10`)
+	wide := jsString(ctx, t, `String(document.querySelectorAll(".axis span").length)`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="7"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the call panel", `document.querySelector(".detail") && !document.querySelector(".detail").hidden`)
+	time.Sleep(300 * time.Millisecond)
+	shot(t, ctx, "timeline-panel.png")
+	if bad := jsString(ctx, t, check); bad != "" {
+		t.Errorf("with the call panel open: %s (ticks before: %s)", bad, wide)
+	}
 }
 
 // The cost column of the runs page reads as `evalrun runs` prints it: "?"

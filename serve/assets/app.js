@@ -509,8 +509,14 @@ function runPage(ref, params) {
   }
   let raf = 0;
   body.addEventListener("scroll", () => { if (!raf) raf = requestAnimationFrame(() => { raf = 0; draw(); }); });
-  const redraw = () => { drawAxis(); draw(); };
-  window.addEventListener("resize", redraw);
+  // The timeline is laid out for its width: again whenever that changes
+  // (the window, the call panel opening or closing).
+  let lastWidth = 0;
+  const resized = new ResizeObserver(() => {
+    const w = axis.clientWidth;
+    if (w && w !== lastWidth && st.run) { lastWidth = w; drawAxis(); draw(); }
+  });
+  resized.observe(axis);
 
   function toggle(seq) {
     if (!st.kids.get(seq)) return;
@@ -686,7 +692,7 @@ function runPage(ref, params) {
   }
 
   return {
-    close: () => { if (es) es.close(); clearInterval(ticker); setLive(false); window.removeEventListener("resize", redraw); },
+    close: () => { if (es) es.close(); clearInterval(ticker); setLive(false); resized.disconnect(); },
     keydown(e) {
       const k = e.key;
       if (k === "j" || k === "ArrowDown") step(1);
