@@ -808,3 +808,43 @@ func TestBrowserStepStringValueIsText(t *testing.T) {
 		t.Errorf("step value = %q, want %q", got, planRunGather)
 	}
 }
+
+// On a narrow screen the template and task panels go below their lists:
+// selecting a template or a task (a tap, or enter) brings its panel into
+// view rather than opening it out of sight.
+func TestBrowserPanelsComeIntoViewAt360(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	s := New(Options{Root: f.root, Poll: 50 * time.Millisecond, Templates: func(ctx context.Context) ([]Template, error) {
+		ts, err := fixtureTemplates(ctx)
+		for i := 0; i < 12; i++ { // a list longer than the screen
+			name := fmt.Sprintf("extra/t%02d", i)
+			ts = append(ts, Template{Name: name, Type: "extra", Subtype: "t", Description: "One more template to make the list long",
+				Scope: "local", Path: "extra.xml", Line: i + 1, Dir: ".evalrun/templates", Source: "local .evalrun/templates/extra.xml", XML: "<task/>\n"})
+		}
+		return ts, err
+	}})
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	ctx := browser(t)
+	inView := `(() => { const p = document.querySelector("aside.side"); if (!p || p.hidden) return false; const r = p.getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; })()`
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 640, chromedp.EmulateScale(2)), chromedp.Navigate(ts.URL+"/templates")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "templates listed", `document.querySelector('tr[data-name="review/file"]')`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`tr[data-name="review/file"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the template's panel in view", inView)
+	shot(t, ctx, "templates-panel-360.png")
+
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/plans/WFS-auth")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "tasks listed", `document.querySelector('tr[data-id="IMPL-4"]')`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`tr[data-id="IMPL-4"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the task's panel in view", inView)
+	shot(t, ctx, "plan-panel-360.png")
+}

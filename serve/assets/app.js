@@ -137,6 +137,15 @@ function section(title, body, { open = true, sub, copy } = {}) {
   return s;
 }
 
+// reveal scrolls a side panel into view when the layout has put it below
+// its list, out of sight (narrow screens); beside the list it is in view.
+function reveal(panel) {
+  requestAnimationFrame(() => {
+    const r = panel.getBoundingClientRect();
+    if (r.top >= innerHeight || r.bottom <= 0) panel.scrollIntoView({ block: "start", behavior: "smooth" });
+  });
+}
+
 const textBlock = (t) => (t == null || t === "" ? h("div", { class: "none", text: t == null ? "not recorded" : "empty" }) : h("pre", { class: "text", text: t }));
 
 // jsonTree renders a value as a collapsible tree (objects and arrays open
@@ -847,7 +856,7 @@ function planPage(dir, params) {
       p.problems.length ? h("pre", { class: "errbox", text: p.problems.join("\n") }) : null,
       h("div", { class: "plan-layout" }, h("div", { class: "main-col" }, graph,
         h("table", { class: "grid" }, h("thead", null, h("tr", null, h("th", { text: "Task" }), h("th", { text: "Title" }), h("th", { text: "State" }), h("th", { class: "opt", text: "Agent" }), h("th", { class: "opt", text: "Depends on" }), h("th", { class: "opt num", text: "Tokens" }), h("th", { class: "opt", text: "Finished" }))), tbody)), side)].filter(Boolean));
-    tbody.replaceChildren(...tasks.map((t, i) => h("tr", { "data-id": t.id, onclick: () => selectTask(i, true) },
+    tbody.replaceChildren(...tasks.map((t, i) => h("tr", { "data-id": t.id, onclick: () => { selectTask(i, true); reveal(side); } },
       h("td", { class: "mono" }, t.parent ? h("span", { class: "indent" }) : null, t.id),
       h("td", { class: "wrap" }, t.title, t.current ? [" ", h("span", { class: "tag current", text: "current" })] : null),
       h("td", null, badge(t.status), t.blocked_by.length ? h("span", { class: "muted", text: " " + t.blocked_by.join(", ") }) : null),
@@ -858,7 +867,7 @@ function planPage(dir, params) {
     try {
       const r = await fetch("/api/plans/" + encodeURIComponent(dir) + "/graph.svg");
       graph.innerHTML = await r.text();
-      graph.querySelectorAll(".node").forEach((g) => g.addEventListener("click", () => selectTask(tasks.findIndex((t) => t.id === g.dataset.id), true)));
+      graph.querySelectorAll(".node").forEach((g) => g.addEventListener("click", () => { selectTask(tasks.findIndex((t) => t.id === g.dataset.id), true); reveal(side); }));
     } catch (err) {
       graph.textContent = "Cannot draw the graph: " + err.message;
     }
@@ -871,7 +880,7 @@ function planPage(dir, params) {
     keydown(e) {
       if (e.key === "j" || e.key === "ArrowDown") selectTask(st.sel + 1, !side.hidden);
       else if (e.key === "k" || e.key === "ArrowUp") selectTask(st.sel - 1, !side.hidden);
-      else if (e.key === "Enter") showTask(tasks[st.sel]);
+      else if (e.key === "Enter") { showTask(tasks[st.sel]); reveal(side); }
       else if (e.key === "Escape") { if (!side.hidden) side.hidden = true; else go("/plans"); }
       else return false;
       return true;
@@ -953,7 +962,7 @@ function templatesPage(params) {
           : t.dir ? h("span", { class: "muted mono", text: "  " + t.dir }) : null;
         rows.push(h("tr", { class: "group-head" }, h("td", { colspan: 3 }, `${t.scope === "asset" ? "assets" : t.scope} (${n})`, hint)));
       }
-      rows.push(h("tr", { "data-i": i, "data-name": t.name, onclick: () => select(i, true) },
+      rows.push(h("tr", { "data-i": i, "data-name": t.name, onclick: () => { select(i, true); reveal(side); } },
         h("td", { class: "mono name" }, t.name, t.alias ? h("span", { class: "muted", text: ` (${t.alias})` }) : null,
           t.shadowed_by ? [" ", h("span", { class: "tag shadowed", text: "shadowed by " + t.shadowed_by })] : null),
         h("td", { class: "wrap", text: t.description }),
@@ -984,7 +993,7 @@ function templatesPage(params) {
     keydown(e) {
       if (e.key === "j" || e.key === "ArrowDown") select(st.sel + 1, !side.hidden);
       else if (e.key === "k" || e.key === "ArrowUp") select(st.sel - 1, !side.hidden);
-      else if (e.key === "Enter" && st.list[st.sel]) show(st.list[st.sel]);
+      else if (e.key === "Enter" && st.list[st.sel]) { show(st.list[st.sel]); reveal(side); }
       else if (e.key === "Escape") { if (!side.hidden) side.hidden = true; else if (filter.value) { filter.value = ""; render(); select(0, false); } }
       else return false;
       return true;
