@@ -848,3 +848,24 @@ func TestBrowserPanelsComeIntoViewAt360(t *testing.T) {
 	waitJS(t, ctx, "the task's panel in view", inView)
 	shot(t, ctx, "plan-panel-360.png")
 }
+
+// The time from a call's beginning to its start is not only a wait for a
+// concurrency slot: the task system also runs the template's command,
+// reads its files and builds its prompt then. The bar and the call panel
+// say so.
+func TestBrowserQueuedTimeIsNamedForWhatItIs(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+f.failed+"?call=8")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the third review's panel", `document.querySelector(".detail") && document.querySelector(".detail").innerText.includes("review/file")`)
+	want := "7.8s before it started (waiting for a slot, running the template's command, building the prompt)"
+	if got := jsString(ctx, t, `(() => { const dt = [...document.querySelectorAll(".detail dt")].find(d => d.textContent === "queued"); return dt ? dt.nextElementSibling.textContent : "no queued row: " + document.querySelector(".detail dl").innerText; })()`); got != want {
+		t.Errorf("queued = %q, want %q", got, want)
+	}
+	if got := jsString(ctx, t, `document.querySelector('.row[data-seq="8"] .bar.wait').title`); got != "queued 7.8s before it started" {
+		t.Errorf("wait bar title = %q", got)
+	}
+}

@@ -478,12 +478,14 @@ function runPage(ref, params) {
       s = p && p.start_ms != null ? p.start_ms : null;
       e = s != null ? (st.run && st.run.finished_at ? s : now) : null;
     } else if (s != null && e == null) e = now;
-    // The wait for a concurrency slot: from when the call was begun to its start (or now).
+    // The time before the call started: from when it was begun (it then
+    // waits for a concurrency slot, runs the template's command, reads its
+    // files and builds its prompt) to its start (or now).
     const q = n.queued_ms;
     if (q != null && n.kind !== "step" && (n.start_ms == null ? n.status === "pending" : n.start_ms - q > st.span * 0.004)) {
       const until = n.start_ms ?? (st.run && st.run.finished_at ? q : now);
       time.append(h("div", { class: "bar wait", style: `left:${(q / st.span) * 100}%;width:${Math.max(((until - q) / st.span) * 100, 0.15)}%`,
-        title: `waited for a slot ${duration((until - q) / 1000)}` }));
+        title: `queued ${duration((until - q) / 1000)} before it started` }));
       if (n.start_ms == null) { s = null; }
     }
     if (s != null) {
@@ -585,7 +587,7 @@ function runPage(ref, params) {
     add("template", n.template_source);
     add(isAgent ? "agent" : "executor", n.executor);
     add("started", n.started_at ? clock(n.started_at) + "  (+" + duration(n.start_ms / 1000) + ")" : null);
-    if (n.queued_ms != null && n.start_ms != null && n.start_ms - n.queued_ms >= 1) add("waited", duration((n.start_ms - n.queued_ms) / 1000) + " for a slot");
+    if (n.queued_ms != null && n.start_ms != null && n.start_ms - n.queued_ms >= 1) add("queued", duration((n.start_ms - n.queued_ms) / 1000) + " before it started (waiting for a slot, running the template's command, building the prompt)");
     if (n.start_ms != null && n.end_ms != null) add("duration", duration((n.end_ms - n.start_ms) / 1000));
     if (n.turns) add("turns", String(n.turns));
     if (n.input_tokens + n.output_tokens) add("tokens", `${thousands(n.input_tokens)} in + ${thousands(n.output_tokens)} out`);
