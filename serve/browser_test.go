@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -868,4 +869,44 @@ func TestBrowserQueuedTimeIsNamedForWhatItIs(t *testing.T) {
 	if got := jsString(ctx, t, `document.querySelector('.row[data-seq="8"] .bar.wait').title`); got != "queued 7.8s before it started" {
 		t.Errorf("wait bar title = %q", got)
 	}
+}
+
+// The problems `plan check` reports are shown as it reports them: errors
+// in the red error box, warnings apart in a warning box, so that a
+// warning does not read as a broken plan.
+func TestBrowserPlanWarningsAreNotErrors(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	task := filepath.Join(f.root, ".workflow", "active", "WFS-auth", ".task")
+	f.must(os.WriteFile(filepath.Join(task, "IMPL-5.json"), []byte("{\"id\": \"IMPL-5\",\n  \"title\": }"), 0o644))
+	f.must(os.WriteFile(filepath.Join(task, "IMPL-6.json"), []byte(`{"id": "IMPL-6", "title": "Tidy up", "status": "pending", "meta": {"type": "docs", "agent": "@nobody"}, "context": {}, "flow_control": {}}`), 0o644))
+	ts := viewerServer(t, f)
+	var p Plan
+	resp, err := http.Get(ts.URL + "/api/plans/WFS-auth")
+	f.must(err)
+	f.must(json.NewDecoder(resp.Body).Decode(&p))
+	resp.Body.Close()
+	var errs, warns []string
+	for _, x := range p.Problems {
+		if strings.Contains(x, ": warning: ") {
+			warns = append(warns, x)
+		} else {
+			errs = append(errs, x)
+		}
+	}
+	if len(errs) != 1 || len(warns) != 1 {
+		t.Fatalf("problems = %q, want an error and a warning", p.Problems)
+	}
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/plans/WFS-auth")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the plan", `document.querySelector('tr[data-id="IMPL-1"]')`)
+	if got := jsString(ctx, t, `[...document.querySelectorAll(".page > .errbox")].map(b => b.textContent).join("|")`); got != errs[0] {
+		t.Errorf("error box = %q, want %q", got, errs[0])
+	}
+	if got := jsString(ctx, t, `[...document.querySelectorAll(".page > .warnbox")].map(b => b.textContent).join("|")`); got != warns[0] {
+		t.Errorf("warning box = %q, want %q", got, warns[0])
+	}
+	shot(t, ctx, "plan-problems.png")
 }

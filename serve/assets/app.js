@@ -855,7 +855,9 @@ function planPage(dir, params) {
       h("div", { class: "page-title" }, h("h1", { class: "mono", text: dir }),
         ...["completed", "active", "pending", "blocked"].filter((s) => c[s]).map((s) => h("span", { class: "badge s-" + s, text: `${c[s]} ${s}` })),
         p.current ? h("span", { class: "tag current", text: "current: " + p.current }) : null),
-      p.problems.length ? h("pre", { class: "errbox", text: p.problems.join("\n") }) : null,
+      // Errors in red; warnings (FILE:L:C: warning: …) apart, as plan check prints them.
+      ...[[p.problems.filter((x) => !x.includes(": warning: ")), "errbox"], [p.problems.filter((x) => x.includes(": warning: ")), "warnbox"]]
+        .map(([xs, cls]) => (xs.length ? h("pre", { class: cls, text: xs.join("\n") }) : null)),
       h("div", { class: "plan-layout" }, h("div", { class: "main-col" }, graph,
         h("table", { class: "grid" }, h("thead", null, h("tr", null, h("th", { text: "Task" }), h("th", { text: "Title" }), h("th", { text: "State" }), h("th", { class: "opt", text: "Agent" }), h("th", { class: "opt", text: "Depends on" }), h("th", { class: "opt num", text: "Tokens" }), h("th", { class: "opt", text: "Finished" }))), tbody)), side)].filter(Boolean));
     tbody.replaceChildren(...tasks.map((t, i) => h("tr", { "data-id": t.id, onclick: () => { selectTask(i, true); reveal(side); } },
