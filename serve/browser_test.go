@@ -910,3 +910,20 @@ func TestBrowserPlanWarningsAreNotErrors(t *testing.T) {
 	}
 	shot(t, ctx, "plan-problems.png")
 }
+
+// On a narrow screen the call panel goes below the trace; tapping a call
+// brings the panel into view.
+func TestBrowserCallPanelComesIntoViewAt360(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 640, chromedp.EmulateScale(2)), chromedp.Navigate(ts.URL+"/runs/"+f.failed)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "tree rows", `document.querySelectorAll(".row").length === 10`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="6"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the call's panel in view", `(() => { const d = document.querySelector(".detail"); if (!d || d.hidden || !d.innerText.includes("review/file")) return false; const r = d.getBoundingClientRect(); return r.top < innerHeight - 40 && r.bottom > 0; })()`)
+	shot(t, ctx, "call-panel-360.png")
+}

@@ -137,12 +137,13 @@ function section(title, body, { open = true, sub, copy } = {}) {
   return s;
 }
 
-// reveal scrolls a side panel into view when the layout has put it below
-// its list, out of sight (narrow screens); beside the list it is in view.
+// reveal scrolls a panel into view when the layout has put it below its
+// list, out of sight or nearly (narrow screens); beside the list it is in
+// view and nothing moves.
 function reveal(panel) {
   requestAnimationFrame(() => {
     const r = panel.getBoundingClientRect();
-    if (r.top >= innerHeight || r.bottom <= 0) panel.scrollIntoView({ block: "start", behavior: "smooth" });
+    if (r.top > innerHeight - Math.min(r.height, 160) || r.bottom <= 0) panel.scrollIntoView({ block: "start", behavior: "smooth" });
   });
 }
 
@@ -504,7 +505,7 @@ function runPage(ref, params) {
       }
     }
     const row = h("div", { class: "row" + (n.seq === st.sel ? " sel" : ""), "data-seq": n.seq, style: `transform:translateY(${0}px)` }, nameCell, meta, time);
-    row.addEventListener("click", () => select(n.seq, true));
+    row.addEventListener("click", () => { select(n.seq, true); reveal(detail); });
     row.addEventListener("dblclick", () => k && toggle(n.seq));
     return row;
   }
@@ -710,7 +711,7 @@ function runPage(ref, params) {
       else if (k === "k" || k === "ArrowUp") step(-1);
       else if (k === "Enter") {
         if (st.sel == null) step(0);
-        else if (detail.hidden) showDetail(st.sel);
+        else if (detail.hidden) { showDetail(st.sel); reveal(detail); }
         else toggle(st.sel);
       } else if (k === "h" || k === "ArrowLeft") {
         if (st.sel == null) return true;
