@@ -927,3 +927,25 @@ func TestBrowserCallPanelComesIntoViewAt360(t *testing.T) {
 	waitJS(t, ctx, "the call's panel in view", `(() => { const d = document.querySelector(".detail"); if (!d || d.hidden || !d.innerText.includes("review/file")) return false; const r = d.getBoundingClientRect(); return r.top < innerHeight - 40 && r.bottom > 0; })()`)
 	shot(t, ctx, "call-panel-360.png")
 }
+
+// A task with a very long title keeps its row of the plan table a few
+// lines high (the title is clamped, whole in its tooltip and panel).
+func TestBrowserPlanLongTitleIsClamped(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	long := strings.Repeat("Rotate the signing keys without logging anyone out ", 12)
+	f.must(os.WriteFile(filepath.Join(f.root, ".workflow", "active", "WFS-auth", ".task", "IMPL-6.json"),
+		[]byte(`{"id": "IMPL-6", "title": "`+long+`", "status": "pending", "meta": {"type": "feature", "agent": "@code-developer"}, "context": {}, "flow_control": {}}`), 0o644))
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(ts.URL+"/plans/WFS-auth")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the task", `document.querySelector('tr[data-id="IMPL-6"]')`)
+	if h := jsString(ctx, t, `String(Math.round(document.querySelector('tr[data-id="IMPL-6"]').getBoundingClientRect().height))`); len(h) > 2 {
+		t.Errorf("row of the long title is %s px high", h)
+	}
+	if got := jsString(ctx, t, `document.querySelector('tr[data-id="IMPL-6"] td:nth-child(2)').title`); got != long {
+		t.Errorf("title tooltip = %q", got)
+	}
+}

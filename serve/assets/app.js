@@ -863,7 +863,7 @@ function planPage(dir, params) {
         h("table", { class: "grid" }, h("thead", null, h("tr", null, h("th", { text: "Task" }), h("th", { text: "Title" }), h("th", { text: "State" }), h("th", { class: "opt", text: "Agent" }), h("th", { class: "opt", text: "Depends on" }), h("th", { class: "opt num", text: "Tokens" }), h("th", { class: "opt", text: "Finished" }))), tbody)), side)].filter(Boolean));
     tbody.replaceChildren(...tasks.map((t, i) => h("tr", { "data-id": t.id, onclick: () => { selectTask(i, true); reveal(side); } },
       h("td", { class: "mono" }, t.parent ? h("span", { class: "indent" }) : null, t.id),
-      h("td", { class: "wrap" }, t.title, t.current ? [" ", h("span", { class: "tag current", text: "current" })] : null),
+      h("td", { class: "wrap", title: t.title || null }, h("span", { class: "clamp", text: t.title }), t.current ? [" ", h("span", { class: "tag current", text: "current" })] : null),
       h("td", null, badge(t.status), t.blocked_by.length ? h("span", { class: "muted", text: " " + t.blocked_by.join(", ") }) : null),
       h("td", { class: "mono opt", text: t.agent }),
       h("td", { class: "mono opt", text: t.depends_on.join(", ") }),
