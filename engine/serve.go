@@ -108,10 +108,12 @@ func serveTemplates(opts ServeOptions) func(context.Context) ([]serve.Template, 
 }
 
 // TemplateListing is the registry as `templates list --json` lists it
-// (SPEC §10.4), each item with its directory, provenance line and XML.
+// (SPEC §10.4): the active templates, then the asset library (scope
+// "asset", not active until `templates add`), each item with its
+// directory, provenance line and XML.
 func TemplateListing(ws *Workspace) []serve.Template {
 	items := ws.Templates.List()
-	out := make([]serve.Template, len(items))
+	out := make([]serve.Template, len(items), len(items)+len(Assets()))
 	for i, e := range ws.Templates.Entries {
 		it := items[i]
 		out[i] = serve.Template{
@@ -119,6 +121,13 @@ func TemplateListing(ws *Workspace) []serve.Template {
 			Scope: it.Scope, Path: it.Path, Line: it.Line, ShadowedBy: it.ShadowedBy, Dir: it.Dir,
 			Source: e.Template.Source(), XML: e.Template.XML,
 		}
+	}
+	assets := Assets()
+	for i, it := range AssetItems() { // the same library, in the same order
+		out = append(out, serve.Template{
+			Name: it.Name, Alias: it.Alias, Type: it.Type, Subtype: it.Subtype, Description: it.Description,
+			Scope: it.Scope, Path: it.Path, Line: it.Line, ShadowedBy: it.ShadowedBy, Source: it.Source, XML: assets[i].XML,
+		})
 	}
 	return out
 }

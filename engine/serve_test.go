@@ -172,3 +172,40 @@ func TestServeAddressRules(t *testing.T) {
 		t.Errorf("address in use: %v", err)
 	}
 }
+
+// The viewer's template listing has the items of `templates list --json`
+// (the active templates, then the asset library of scope "asset"), field
+// for field, each with its XML.
+func TestTemplateListingIsTemplatesListJSON(t *testing.T) {
+	dir := project(t, map[string]string{".evalrun/templates/greet.xml": greetXML})
+	ws, err := engine.LoadWorkspace(engine.Options{WorkDir: dir, Getenv: env(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(ws.TemplateList(), engine.AssetItems()...)
+	got := engine.TemplateListing(ws)
+	fields := func(v any) string {
+		b, _ := json.Marshal(v)
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		for _, k := range []string{"dir", "source", "xml"} { // the viewer's additions
+			delete(m, k)
+		}
+		b, _ = json.Marshal(m)
+		return string(b)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d templates, templates list --json has %d", len(got), len(want))
+	}
+	for i := range want {
+		if g, w := fields(got[i]), fields(want[i]); g != w {
+			t.Errorf("template %d = %s, templates list --json has %s", i, g, w)
+		}
+		if got[i].XML == "" || !strings.HasPrefix(got[i].XML, "<") {
+			t.Errorf("template %s has no XML", got[i].Name)
+		}
+	}
+	if a := got[len(got)-1]; a.Scope != "asset" || a.Source != "asset <asset>/"+a.Name+".xml:1" {
+		t.Errorf("last template = %+v, want an asset", a)
+	}
+}

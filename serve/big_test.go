@@ -137,7 +137,7 @@ func TestTenThousandCallsAndRunsAreComplete(t *testing.T) {
 	if flat.Nodes[0].Seq != 1 || flat.Nodes[1].Parent != 1 || flat.Nodes[bigCalls-1].Seq != bigCalls || flat.Nodes[bigCalls-1].Executor != "openai:gpt-4.1-mini" {
 		t.Errorf("flat nodes: first %+v, last %+v", flat.Nodes[0], flat.Nodes[bigCalls-1])
 	}
-	if flat.Run.CostUSD == nil || *flat.Run.CostUSD < 9900*0.00031-1e-9 || *flat.Run.CostUSD > 9900*0.00031+1e-9 {
+	if flat.Run.CostUSD < 9900*0.00031-1e-9 || flat.Run.CostUSD > 9900*0.00031+1e-9 {
 		t.Errorf("run cost = %v", flat.Run.CostUSD)
 	}
 	var nested RunPageJSON

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -565,4 +566,386 @@ func TestBrowserPlanStepOutputs(t *testing.T) {
 func jsQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// A run that failed before its first call (an unbound symbol, a syntax
+// error) has no nodes: its page still shows the header and the error with
+// its caret, and an empty trace instead of a script error.
+func TestBrowserRunWithoutCalls(t *testing.T) {
+	f := newFixture(t)
+	r, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "release.sexp"})
+	f.must(err)
+	f.must(r.Finish(journal.StatusFailed, nil, fmt.Errorf("release.sexp:10:4: unbound symbol: run-tests")))
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+r.ID())); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the run's header", `document.querySelector(".run-title h1") && document.querySelector(".run-title h1").textContent === "`+r.ID()+`"`)
+	if got, want := jsString(ctx, t, `document.querySelector(".run-head .errbox").textContent`), "release.sexp:10:4: unbound symbol: run-tests\n  (run-tests))\n   ^"; got != want {
+		t.Errorf("error box = %q, want %q", got, want)
+	}
+	if n := jsString(ctx, t, `String(document.querySelectorAll(".row").length)`); n != "0" {
+		t.Errorf("rows = %s, want none", n)
+	}
+	shot(t, ctx, "run-no-calls.png")
+}
+
+// The built-in templates have long names without spaces
+// (internal:associative_matching_content): at 360 px they wrap, and the
+// templates page does not grow wider than the screen. The asset library
+// is the last group, marked as not active.
+func TestBrowserTemplatesWithLongNamesFit360(t *testing.T) {
+	f := newFixture(t)
+	s := New(Options{Root: f.root, Poll: 50 * time.Millisecond, Templates: func(ctx context.Context) ([]Template, error) {
+		ts, err := fixtureTemplates(ctx)
+		long := Template{Name: "internal:associative_matching_content", Type: "atomic", Subtype: "associative_matching",
+			Description: "Choose the project files most relevant to a query from their contents", Scope: "builtin", Path: "<builtin>", Line: 6,
+			Source: "builtin <builtin>:6", XML: "<task/>\n"}
+		asset := Template{Name: "code-review", Type: "review", Subtype: "code", Description: "Review source files for bugs, unclear code and missing tests",
+			Scope: "asset", Path: "<asset>/code-review.xml", Line: 1, Source: "asset <asset>/code-review.xml:1", XML: "<task name=\"code-review\"/>\n"}
+		return append(append([]Template{long}, ts...), asset), err
+	}})
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2)), chromedp.Navigate(ts.URL+"/templates")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "templates listed", `document.querySelector('tr[data-name="internal:associative_matching_content"]')`)
+	shot(t, ctx, "templates-long-360.png")
+	// The asset library closes the list, as in `templates list`.
+	if got := jsString(ctx, t, `[...document.querySelectorAll("tr.group-head")].map(r => r.textContent).join(" | ")`); !strings.HasSuffix(got, "| assets (1)  not active; add with: evalrun templates add NAME") {
+		t.Errorf("template groups = %q", got)
+	}
+	waitJS(t, ctx, "the templates page fits 360px", `document.documentElement.scrollWidth <= 361 && [...document.querySelectorAll(".page")].every(p => p.scrollWidth <= p.clientWidth + 1)`)
+}
+
+// On a narrow screen the source line of a positioned error does not wrap:
+// the caret stays under the column it points at (the box scrolls
+// sideways instead).
+func TestBrowserErrorCaretStaysUnderItsColumnAt360(t *testing.T) {
+	f := newFixture(t)
+	src := `(define report (string-append "the first part of a long line " "and the second part" (summarise-everything items)))` + "\n"
+	f.must(os.WriteFile(filepath.Join(f.root, "wide.sexp"), []byte(src), 0o644))
+	col := strings.Index(src, "(summarise-everything") + 2 // the symbol, 1-based
+	r, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "wide.sexp"})
+	f.must(err)
+	f.must(r.Finish(journal.StatusFailed, nil, fmt.Errorf("wide.sexp:1:%d: unbound symbol: summarise-everything", col)))
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2)), chromedp.Navigate(ts.URL+"/runs/"+r.ID())); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the error box", `document.querySelector(".run-head .errbox .caret")`)
+	shot(t, ctx, "error-caret-360.png")
+	// The left edge of the caret's "^" and of the character it points at.
+	got := jsString(ctx, t, `(() => {
+		const box = document.querySelector(".run-head .errbox");
+		const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+		let node, srcNode = null;
+		while ((node = walker.nextNode())) { if (node.data.includes("(summarise-everything")) { srcNode = node; break; } }
+		if (!srcNode) return "no source text";
+		const at = srcNode.data.indexOf("(summarise-everything") + 1;
+		const r1 = document.createRange(); r1.setStart(srcNode, at); r1.setEnd(srcNode, at + 1);
+		const caret = document.querySelector(".run-head .errbox .caret").firstChild;
+		const r2 = document.createRange(); r2.setStart(caret, caret.data.length - 1); r2.setEnd(caret, caret.data.length);
+		const a = r1.getBoundingClientRect(), b = r2.getBoundingClientRect();
+		const view = document.querySelector(".run-head .errbox .src").getBoundingClientRect();
+		if (b.left < view.left || b.right > view.right) return "caret out of view: at " + b.left + ", box " + view.left + ".." + view.right;
+		return Math.abs(a.left - b.left) < 1 && b.top > a.top ? "aligned" : "source char at " + a.left + "," + a.top + ", caret at " + b.left + "," + b.top;
+	})()`)
+	if got != "aligned" {
+		t.Errorf("caret: %s", got)
+	}
+	waitJS(t, ctx, "the run page fits 360px", `document.documentElement.scrollWidth <= 361`)
+}
+
+// The time axis and the duration labels of the bars fit the width of the
+// timeline: at 360 px (an 84 px timeline) as at 1440 px, no two tick
+// labels overlap and no label leaves its row's timeline or lies on a
+// slot-wait bar.
+func TestBrowserTimelineLabelsFitTheirWidth(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	check := `(() => {
+		const bad = [];
+		const ticks = [...document.querySelectorAll(".axis span")].map(s => s.getBoundingClientRect());
+		for (let i = 1; i < ticks.length; i++) if (ticks[i].left < ticks[i-1].right + 2) bad.push("ticks " + (i-1) + "," + i + " overlap");
+		const axis = document.querySelector(".axis").getBoundingClientRect();
+		ticks.forEach((r, i) => { if (r.left < axis.left - 0.5 || r.right > axis.right + 0.5) bad.push("tick " + i + " outside the axis"); });
+		for (const l of document.querySelectorAll(".bar-label")) {
+			const r = l.getBoundingClientRect(), cell = l.parentElement.getBoundingClientRect();
+			if (r.left < cell.left - 0.5 || r.right > cell.right + 0.5) bad.push("label " + l.textContent + " of #" + l.closest(".row").dataset.seq + " outside its timeline");
+			for (const w of l.parentElement.querySelectorAll(".bar.wait")) {
+				const b = w.getBoundingClientRect();
+				if (r.left < b.right && r.right > b.left) bad.push("label " + l.textContent + " of #" + l.closest(".row").dataset.seq + " on a wait bar");
+			}
+		}
+		return bad.join("; ");
+	})()`
+	for _, width := range []int64{1440, 360} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 800), chromedp.Navigate(ts.URL+"/runs/"+f.failed)); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, "tree rows", `document.querySelectorAll(".row").length === 10`)
+		shot(t, ctx, fmt.Sprintf("timeline-%d.png", width))
+		if bad := jsString(ctx, t, check); bad != "" {
+			t.Errorf("at %d px: %s", width, bad)
+		}
+	}
+	// Opening the call panel narrows the timeline: the axis and the labels
+	// are laid out again for the new width.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(ts.URL+"/runs/"+f.failed)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "tree rows", `document.querySelectorAll(".row").length === 10`)
+	wide := jsString(ctx, t, `String(document.querySelectorAll(".axis span").length)`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="7"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the call panel", `document.querySelector(".detail") && !document.querySelector(".detail").hidden`)
+	time.Sleep(300 * time.Millisecond)
+	shot(t, ctx, "timeline-panel.png")
+	if bad := jsString(ctx, t, check); bad != "" {
+		t.Errorf("with the call panel open: %s (ticks before: %s)", bad, wide)
+	}
+}
+
+// The cost column of the runs page reads as `evalrun runs` prints it: "?"
+// for a run none of whose calls had a known price, "+?" after a cost some
+// calls' prices are missing from, "+r" after what a resuming run paid, "-"
+// for a run that spent nothing.
+func TestBrowserRunsCostColumn(t *testing.T) {
+	f := newFixture(t)
+	r, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "plain.sexp"})
+	f.must(err)
+	c, err := r.Begin(nil, journal.KindTask, "summarise", "h1", nil)
+	f.must(err)
+	f.must(c.Running())
+	f.must(c.End(journal.StatusCompleted, ok("done", nil, notes("executor", value.String("agent:slow"))), "", journal.Usage{InputTokens: 3, OutputTokens: 2, Turns: 1}, 0, false))
+	f.must(r.Finish(journal.StatusCompleted, value.String("done"), nil))
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "five runs", `document.querySelectorAll("table.runs tbody tr").length === 5`)
+	got := jsString(ctx, t, `[...document.querySelectorAll("table.runs tbody tr")].map(tr => tr.lastElementChild.textContent).join(" | ")`)
+	// plain (unknown), running (nothing yet), resumed (paid + replayed), failed (known + 3 unknown), completed (known)
+	if want := "? | - | $0.018+r | $0.021+? | $0.0024"; got != want {
+		t.Errorf("cost column = %q, want %q", got, want)
+	}
+}
+
+// At 360 px the runs page hides the workflow column, but every run still
+// shows its workflow (under its id): ids alone do not tell runs apart.
+func TestBrowserRunsShowTheirWorkflowAt360(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2)), chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "four runs listed", `document.querySelectorAll("table.runs tbody tr").length === 4`)
+	got := jsString(ctx, t, `[...document.querySelectorAll("table.runs tbody tr")].map(tr => tr.innerText.includes("release.sexp") ? "yes" : "no: " + tr.innerText.replace(/\s+/g, " ")).join(", ")`)
+	if got != "yes, yes, yes, yes" {
+		t.Errorf("workflow shown at 360 px: %s", got)
+	}
+	waitJS(t, ctx, "the runs page fits 360px", `document.documentElement.scrollWidth <= 361`)
+	shot(t, ctx, "runs-workflow-360.png")
+}
+
+// A run's arguments read as the command line that gave them: its --set
+// values and flags, not the JSON of the journal ("set={} files=[...]");
+// a run given none shows none.
+func TestBrowserRunArgsReadAsFlags(t *testing.T) {
+	f := newFixture(t)
+	set := value.NewDict(1)
+	set.Set("focus", value.String("security"))
+	args := value.NewDict(3)
+	args.Set("set", set)
+	args.Set("files", value.List{value.String("review.sexp")})
+	args.Set("agent", value.String("slow"))
+	given, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "review.sexp", Args: args})
+	f.must(err)
+	f.must(given.Finish(journal.StatusCompleted, value.String("LGTM"), nil))
+	none := value.NewDict(2)
+	none.Set("set", value.NewDict(0))
+	none.Set("files", value.List{value.String("greet.sexp")})
+	plain, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "greet.sexp", Args: none})
+	f.must(err)
+	f.must(plain.Finish(journal.StatusCompleted, value.String("hi"), nil))
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	for id, want := range map[string]string{given.ID(): "args --set focus=security --agent slow", plain.ID(): ""} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+id)); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, "the run's facts", `document.querySelector(".run-title h1") && document.querySelector(".run-title h1").textContent === "`+id+`"`)
+		got := jsString(ctx, t, `[...document.querySelectorAll(".facts > span")].map(s => s.textContent).filter(s => s.startsWith("args ")).join("|")`)
+		if got != want {
+			t.Errorf("run %s: args = %q, want %q", id, got, want)
+		}
+	}
+}
+
+// A step whose value is a string (a pre_analysis step's output, a shell
+// command's text) shows it as text, line by line, with a copy button,
+// not as one JSON-quoted line of \n escapes.
+func TestBrowserStepStringValueIsText(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	run := writePlanRun(f)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+run+"?call=2")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the step's value", `[...document.querySelectorAll(".detail .sect summary")].some(s => s.textContent.startsWith("Value"))`)
+	got := jsString(ctx, t, `(() => { const s = [...document.querySelectorAll(".detail .sect")].find(s => s.querySelector("summary").textContent.startsWith("Value")); const pre = s.querySelector("pre.text"); return pre ? pre.textContent : "no text block: " + s.innerText; })()`)
+	if got != planRunGather {
+		t.Errorf("step value = %q, want %q", got, planRunGather)
+	}
+}
+
+// On a narrow screen the template and task panels go below their lists:
+// selecting a template or a task (a tap, or enter) brings its panel into
+// view rather than opening it out of sight.
+func TestBrowserPanelsComeIntoViewAt360(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	s := New(Options{Root: f.root, Poll: 50 * time.Millisecond, Templates: func(ctx context.Context) ([]Template, error) {
+		ts, err := fixtureTemplates(ctx)
+		for i := 0; i < 12; i++ { // a list longer than the screen
+			name := fmt.Sprintf("extra/t%02d", i)
+			ts = append(ts, Template{Name: name, Type: "extra", Subtype: "t", Description: "One more template to make the list long",
+				Scope: "local", Path: "extra.xml", Line: i + 1, Dir: ".evalrun/templates", Source: "local .evalrun/templates/extra.xml", XML: "<task/>\n"})
+		}
+		return ts, err
+	}})
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	ctx := browser(t)
+	inView := `(() => { const p = document.querySelector("aside.side"); if (!p || p.hidden) return false; const r = p.getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; })()`
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 640, chromedp.EmulateScale(2)), chromedp.Navigate(ts.URL+"/templates")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "templates listed", `document.querySelector('tr[data-name="review/file"]')`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`tr[data-name="review/file"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the template's panel in view", inView)
+	shot(t, ctx, "templates-panel-360.png")
+
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/plans/WFS-auth")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "tasks listed", `document.querySelector('tr[data-id="IMPL-4"]')`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`tr[data-id="IMPL-4"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the task's panel in view", inView)
+	shot(t, ctx, "plan-panel-360.png")
+}
+
+// The time from a call's beginning to its start is not only a wait for a
+// concurrency slot: the task system also runs the template's command,
+// reads its files and builds its prompt then. The bar and the call panel
+// say so.
+func TestBrowserQueuedTimeIsNamedForWhatItIs(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+f.failed+"?call=8")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the third review's panel", `document.querySelector(".detail") && document.querySelector(".detail").innerText.includes("review/file")`)
+	want := "7.8s before it started (waiting for a slot, running the template's command, building the prompt)"
+	if got := jsString(ctx, t, `(() => { const dt = [...document.querySelectorAll(".detail dt")].find(d => d.textContent === "queued"); return dt ? dt.nextElementSibling.textContent : "no queued row: " + document.querySelector(".detail dl").innerText; })()`); got != want {
+		t.Errorf("queued = %q, want %q", got, want)
+	}
+	if got := jsString(ctx, t, `document.querySelector('.row[data-seq="8"] .bar.wait').title`); got != "queued 7.8s before it started" {
+		t.Errorf("wait bar title = %q", got)
+	}
+}
+
+// The problems `plan check` reports are shown as it reports them: errors
+// in the red error box, warnings apart in a warning box, so that a
+// warning does not read as a broken plan.
+func TestBrowserPlanWarningsAreNotErrors(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	task := filepath.Join(f.root, ".workflow", "active", "WFS-auth", ".task")
+	f.must(os.WriteFile(filepath.Join(task, "IMPL-5.json"), []byte("{\"id\": \"IMPL-5\",\n  \"title\": }"), 0o644))
+	f.must(os.WriteFile(filepath.Join(task, "IMPL-6.json"), []byte(`{"id": "IMPL-6", "title": "Tidy up", "status": "pending", "meta": {"type": "docs", "agent": "@nobody"}, "context": {}, "flow_control": {}}`), 0o644))
+	ts := viewerServer(t, f)
+	var p Plan
+	resp, err := http.Get(ts.URL + "/api/plans/WFS-auth")
+	f.must(err)
+	f.must(json.NewDecoder(resp.Body).Decode(&p))
+	resp.Body.Close()
+	var errs, warns []string
+	for _, x := range p.Problems {
+		if strings.Contains(x, ": warning: ") {
+			warns = append(warns, x)
+		} else {
+			errs = append(errs, x)
+		}
+	}
+	if len(errs) != 1 || len(warns) != 1 {
+		t.Fatalf("problems = %q, want an error and a warning", p.Problems)
+	}
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/plans/WFS-auth")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the plan", `document.querySelector('tr[data-id="IMPL-1"]')`)
+	if got := jsString(ctx, t, `[...document.querySelectorAll(".page > .errbox")].map(b => b.textContent).join("|")`); got != errs[0] {
+		t.Errorf("error box = %q, want %q", got, errs[0])
+	}
+	if got := jsString(ctx, t, `[...document.querySelectorAll(".page > .warnbox")].map(b => b.textContent).join("|")`); got != warns[0] {
+		t.Errorf("warning box = %q, want %q", got, warns[0])
+	}
+	shot(t, ctx, "plan-problems.png")
+}
+
+// On a narrow screen the call panel goes below the trace; tapping a call
+// brings the panel into view.
+func TestBrowserCallPanelComesIntoViewAt360(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 640, chromedp.EmulateScale(2)), chromedp.Navigate(ts.URL+"/runs/"+f.failed)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "tree rows", `document.querySelectorAll(".row").length === 10`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="6"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the call's panel in view", `(() => { const d = document.querySelector(".detail"); if (!d || d.hidden || !d.innerText.includes("review/file")) return false; const r = d.getBoundingClientRect(); return r.top < innerHeight - 40 && r.bottom > 0; })()`)
+	shot(t, ctx, "call-panel-360.png")
+}
+
+// A task with a very long title keeps its row of the plan table a few
+// lines high (the title is clamped, whole in its tooltip and panel).
+func TestBrowserPlanLongTitleIsClamped(t *testing.T) {
+	f := newFixture(t)
+	writePlan(t, f.root)
+	long := strings.Repeat("Rotate the signing keys without logging anyone out ", 12)
+	f.must(os.WriteFile(filepath.Join(f.root, ".workflow", "active", "WFS-auth", ".task", "IMPL-6.json"),
+		[]byte(`{"id": "IMPL-6", "title": "`+long+`", "status": "pending", "meta": {"type": "feature", "agent": "@code-developer"}, "context": {}, "flow_control": {}}`), 0o644))
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(ts.URL+"/plans/WFS-auth")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the task", `document.querySelector('tr[data-id="IMPL-6"]')`)
+	if h := jsString(ctx, t, `String(Math.round(document.querySelector('tr[data-id="IMPL-6"]').getBoundingClientRect().height))`); len(h) > 2 {
+		t.Errorf("row of the long title is %s px high", h)
+	}
+	if got := jsString(ctx, t, `document.querySelector('tr[data-id="IMPL-6"] td:nth-child(2)').title`); got != long {
+		t.Errorf("title tooltip = %q", got)
+	}
 }

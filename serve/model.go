@@ -26,8 +26,9 @@ type RunJSON struct {
 	Final           json.RawMessage `json:"final"`
 	Error           string          `json:"error"`
 	// CostUSD is what the run paid: the summed cost of its calls of known
-	// cost that it did not replay, null when no call's cost is known.
-	CostUSD *float64 `json:"cost_usd"`
+	// cost that it did not replay, 0 when no call's cost is known (as
+	// `runs --json` prints it; CostUnknownCalls tells the two apart).
+	CostUSD float64 `json:"cost_usd"`
 	// ReplayedCostUSD is the recorded cost of the calls it replayed from
 	// the runs it resumed, which it did not pay again (0 when none).
 	ReplayedCostUSD float64 `json:"replayed_cost_usd"`
@@ -134,8 +135,7 @@ func runJSON(x *runRow) *RunJSON {
 		out.DurationSeconds = time.Duration(end - x.Started).Seconds()
 	}
 	if x.Cost.Valid {
-		c := x.Cost.Float64
-		out.CostUSD = &c
+		out.CostUSD = x.Cost.Float64
 	}
 	return out
 }
@@ -259,7 +259,7 @@ func buildTree(flat []*NodeJSON) []*NodeJSON {
 
 // depthFirst returns the nodes of a tree in depth-first order.
 func depthFirst(roots []*NodeJSON) []*NodeJSON {
-	var out []*NodeJSON
+	out := []*NodeJSON{} // a run without calls has [] (not null) nodes
 	var walk func([]*NodeJSON)
 	walk = func(ns []*NodeJSON) {
 		for _, n := range ns {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalrun/evalrun/journal"
 	"github.com/evalrun/evalrun/plan"
 )
 
@@ -284,6 +285,12 @@ func (s *Server) static(w http.ResponseWriter, r *http.Request) {
 func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := RunFilter{Status: q.Get("status"), Text: q.Get("q")}
+	switch f.Status {
+	case "", journal.StatusRunning, journal.StatusCompleted, journal.StatusFailed:
+	default:
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("status: %q is not a run status (running, completed or failed)", f.Status))
+		return
+	}
 	var err error
 	if f.Limit, err = intParam(q.Get("limit")); err != nil {
 		writeError(w, http.StatusBadRequest, "limit: "+err.Error())

@@ -69,7 +69,7 @@ func TestAPIRunsListsEveryRunNewestFirst(t *testing.T) {
 		failed.Workflow != "release.sexp" || failed.Error != "release.sexp:10:4: unbound symbol: run-tests" || failed.FinishedAt == nil {
 		t.Errorf("failed run = %+v", failed)
 	}
-	if failed.CostUSD == nil || *failed.CostUSD < 0.02149 || *failed.CostUSD > 0.02151 {
+	if failed.CostUSD < 0.02149 || failed.CostUSD > 0.02151 {
 		t.Errorf("failed run cost = %v, want 0.0215", failed.CostUSD)
 	}
 	if string(failed.Args) != `{"version":"1.4"}` || string(failed.Final) != "null" {
@@ -79,13 +79,13 @@ func TestAPIRunsListsEveryRunNewestFirst(t *testing.T) {
 		t.Errorf("resumed_from = %q", runs[1].ResumedFrom)
 	}
 	// The resumed run paid for its one new call; what it replayed is apart.
-	if c := runs[1].CostUSD; c == nil || fmt.Sprintf("%.4f + %.4f", *c, runs[1].ReplayedCostUSD) != "0.0182 + 0.0024" {
+	if c := runs[1].CostUSD; fmt.Sprintf("%.4f + %.4f", c, runs[1].ReplayedCostUSD) != "0.0182 + 0.0024" {
 		t.Errorf("resumed run cost = %v + %v replayed, want 0.0182 + 0.0024", c, runs[1].ReplayedCostUSD)
 	}
 	if failed.ReplayedCostUSD != 0 {
 		t.Errorf("failed run replayed cost = %v, want 0", failed.ReplayedCostUSD)
 	}
-	if runs[0].FinishedAt != nil || runs[0].CostUSD != nil {
+	if runs[0].FinishedAt != nil || runs[0].CostUSD != 0 {
 		t.Errorf("running run = %+v", runs[0])
 	}
 
@@ -868,5 +868,77 @@ func TestARunNeverWaitsForThePage(t *testing.T) {
 	get(t, ts, "/api/runs/"+f.running+"?view=flat", 200, &page)
 	if len(page.Nodes) != 52 || page.Run.Status != "completed" {
 		t.Errorf("after the writes: %d nodes, status %s", len(page.Nodes), page.Run.Status)
+	}
+}
+
+// A run without calls has "nodes": [] in both views, as `status --json`
+// prints it, never null.
+func TestAPIRunWithoutCallsHasEmptyNodes(t *testing.T) {
+	f := newFixture(t)
+	r, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "release.sexp"})
+	f.must(err)
+	f.must(r.Finish(journal.StatusFailed, nil, fmt.Errorf("release.sexp:10:4: unbound symbol: run-tests")))
+	ts := testServer(t, f)
+	for _, q := range []string{"", "?view=flat"} {
+		var page map[string]json.RawMessage
+		get(t, ts, "/api/runs/"+r.ID()+q, 200, &page)
+		if got := string(page["nodes"]); got != "[]" {
+			t.Errorf("/api/runs/ID%s nodes = %s, want []", q, got)
+		}
+	}
+}
+
+// The run objects of /api/runs and /api/runs/ID have cost_usd as `evalrun
+// runs --json` and `status --json` print it: a number, 0 when no call had
+// a known cost (never null), with cost_unknown_calls saying how many had
+// none.
+func TestAPIRunCostIsANumberAsInRunsJSON(t *testing.T) {
+	f := newFixture(t)
+	// A run whose only call has no known price (an agent printing plain text).
+	r, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "plain.sexp"})
+	f.must(err)
+	c, err := r.Begin(nil, journal.KindTask, "summarise", "h1", nil)
+	f.must(err)
+	f.must(c.Running())
+	f.must(c.End(journal.StatusCompleted, ok("done", nil, notes("executor", value.String("agent:slow"))), "", journal.Usage{InputTokens: 3, OutputTokens: 2, Turns: 1}, 0, false))
+	f.must(r.Finish(journal.StatusCompleted, value.String("done"), nil))
+	ts := testServer(t, f)
+	rec, err := f.store.Resolve(r.ID())
+	f.must(err)
+	if rec.CostUSD != 0 || rec.CostUnknown != 1 {
+		t.Fatalf("journal record: cost %v, unknown %d", rec.CostUSD, rec.CostUnknown)
+	}
+	var raw []map[string]any
+	get(t, ts, "/api/runs", 200, &raw)
+	for _, run := range raw {
+		var page struct {
+			Run map[string]any `json:"run"`
+		}
+		get(t, ts, "/api/runs/"+run["id"].(string), 200, &page)
+		for where, got := range map[string]map[string]any{"/api/runs": run, "/api/runs/ID": page.Run} {
+			if _, isNum := got["cost_usd"].(float64); !isNum {
+				t.Errorf("%s: run %s (%s): cost_usd = %#v, want a number", where, got["id"], got["status"], got["cost_usd"])
+			}
+			if got["id"] == r.ID() && (got["cost_usd"] != 0.0 || got["cost_unknown_calls"] != 1.0) {
+				t.Errorf("%s: run of unknown cost: cost_usd %v, cost_unknown_calls %v; want 0 and 1 as runs --json", where, got["cost_usd"], got["cost_unknown_calls"])
+			}
+		}
+	}
+}
+
+// A status filter that no run can have is a malformed query (400), not an
+// empty list that looks like "no such runs".
+func TestAPIRunsUnknownStatusIs400(t *testing.T) {
+	f := newFixture(t)
+	ts := testServer(t, f)
+	var e map[string]string
+	get(t, ts, "/api/runs?status=complete", 400, &e)
+	if want := `status: "complete" is not a run status (running, completed or failed)`; e["error"] != want {
+		t.Errorf("error = %q, want %q", e["error"], want)
+	}
+	var runs []map[string]any
+	get(t, ts, "/api/runs?status=completed", 200, &runs)
+	if len(runs) != 2 {
+		t.Errorf("completed runs = %d, want 2", len(runs))
 	}
 }

@@ -58,6 +58,35 @@ function cost(usd) {
   return "$" + (usd < 0.01 ? usd.toFixed(4) : usd < 1 ? usd.toFixed(3) : usd.toFixed(2));
 }
 
+// runCost is the COST column of `evalrun runs`: "$0.0123", "?" when no
+// call's price was known, "$0.0123+?" when some were not, "-" for a run
+// that spent nothing, and "+r" after what a run paid when it replayed
+// calls that had a cost.
+function runCost(r) {
+  const unknown = r.cost_unknown_calls > 0, usd = r.cost_usd || 0;
+  if (r.replayed_cost_usd > 0) return cost(usd) + (unknown ? "+?" : "") + "+r";
+  if (unknown) return usd > 0 ? cost(usd) + "+?" : "?";
+  return usd > 0 ? cost(usd) : "-";
+}
+
+// argsText is a run's arguments as the command line gave them: "--set
+// k=v" for each input, the workflow files when they are not just the
+// run's workflow, and the --provider, --model, --agent, --role and
+// --context flags; "" when there were none. A journal that recorded only
+// the inputs ({"k": v}) shows them as k=v.
+function argsText(r) {
+  const a = r.args;
+  if (!a || typeof a !== "object" || Array.isArray(a)) return "";
+  const str = (v) => (typeof v === "string" ? v : JSON.stringify(v));
+  if (!a.set || typeof a.set !== "object") return Object.entries(a).map(([k, v]) => `${k}=${str(v)}`).join(" ");
+  const parts = Object.entries(a.set).map(([k, v]) => `--set ${k}=${str(v)}`);
+  const files = Array.isArray(a.files) ? a.files : [];
+  if (!(files.length === 1 && files[0] === r.workflow)) parts.push(...files.map(str));
+  for (const k of ["provider", "model", "agent", "role"]) if (a[k]) parts.push(`--${k} ${str(a[k])}`);
+  for (const c of Array.isArray(a.contexts) ? a.contexts : []) parts.push(`--context ${str(c)}`);
+  return parts.join(" ");
+}
+
 function clock(iso) {
   if (!iso) return "";
   const d = new Date(iso);
@@ -79,9 +108,14 @@ const badge = (status) => h("span", { class: "badge s-" + status, title: status,
 
 function errBox(disp, plain) {
   if (disp) {
-    return h("pre", { class: "errbox" },
-      `${disp.file}:${disp.line}:${disp.col}: ${disp.message}\n${disp.source}\n`,
-      h("span", { class: "caret", text: disp.caret }));
+    // The message wraps; the source line and its caret never do (they
+    // scroll sideways), so the caret stays under its column.
+    // When the line is wider than the box, it starts scrolled so that
+    // the caret is in view.
+    const caret = h("span", { class: "caret", text: disp.caret });
+    const src = h("span", { class: "src" }, `${disp.source}\n`, caret);
+    requestAnimationFrame(() => { src.scrollLeft = Math.max(0, caret.offsetWidth - src.clientWidth * 2 / 3); });
+    return h("pre", { class: "errbox" }, `${disp.file}:${disp.line}:${disp.col}: ${disp.message}\n`, src);
   }
   return plain ? h("pre", { class: "errbox", text: plain }) : null;
 }
@@ -101,6 +135,16 @@ function section(title, body, { open = true, sub, copy } = {}) {
     h("summary", null, title, sub ? h("span", { class: "sub", text: sub }) : null, copy != null ? copyButton(copy) : null),
     h("div", { class: "body" }, body));
   return s;
+}
+
+// reveal scrolls a panel into view when the layout has put it below its
+// list, out of sight or nearly (narrow screens); beside the list it is in
+// view and nothing moves.
+function reveal(panel) {
+  requestAnimationFrame(() => {
+    const r = panel.getBoundingClientRect();
+    if (r.top > innerHeight - Math.min(r.height, 160) || r.bottom <= 0) panel.scrollIntoView({ block: "start", behavior: "smooth" });
+  });
 }
 
 const textBlock = (t) => (t == null || t === "" ? h("div", { class: "none", text: t == null ? "not recorded" : "empty" }) : h("pre", { class: "text", text: t }));
@@ -224,13 +268,14 @@ function runsPage(params) {
   function row(r, i) {
     const tr = h("tr", { "data-id": r.id, class: i === state.sel ? "sel" : null, onclick: () => go("/runs/" + encodeURIComponent(r.id)) },
       h("td", null, badge(r.status)),
-      h("td", { class: "mono" }, h("a", { href: "/runs/" + encodeURIComponent(r.id), "data-link": true, text: r.id })),
+      h("td", { class: "mono" }, h("a", { href: "/runs/" + encodeURIComponent(r.id), "data-link": true, text: r.id }),
+        h("span", { class: "wf-narrow", title: r.workflow, text: r.workflow })), // shown when the workflow column is hidden
       h("td", { class: "opt", title: r.workflow, text: r.workflow }),
       h("td", { class: "opt", title: clock(r.started_at) }, ago(r.started_at), h("span", { class: "muted", text: "  " + clock(r.started_at).slice(11) })),
       h("td", { class: "num", text: duration(r.duration_seconds) }),
       h("td", { class: "num opt", text: thousands(r.calls) }),
       h("td", { class: "num opt", text: thousands(r.tokens) }),
-      h("td", { class: "num opt", title: [r.cost_unknown_calls ? `cost unknown for ${r.cost_unknown_calls} call${r.cost_unknown_calls === 1 ? "" : "s"}` : "", r.replayed_cost_usd ? `${cost(r.replayed_cost_usd)} replayed, not paid again` : ""].filter(Boolean).join("; ") || null, text: r.replayed_cost_usd ? cost(r.cost_usd || 0) + "+r" : cost(r.cost_usd) || (r.cost_unknown_calls ? "—" : "") }));
+      h("td", { class: "num opt", title: [r.cost_unknown_calls ? `cost unknown for ${r.cost_unknown_calls} call${r.cost_unknown_calls === 1 ? "" : "s"}` : "", r.replayed_cost_usd ? `${cost(r.replayed_cost_usd)} replayed, not paid again` : ""].filter(Boolean).join("; ") || null, text: runCost(r) }));
     return tr;
   }
 
@@ -378,15 +423,35 @@ function runPage(ref, params) {
 
   function drawAxis() {
     const steps = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 1800000, 3600000];
-    const target = st.span / 5;
+    // As many ticks as their labels leave room for: one per 64 px of
+    // the axis (an 84 px timeline on a phone has one interval).
+    const width = axis.clientWidth || 400;
+    const target = st.span / Math.max(1, Math.floor(width / 64));
     const step = steps.find((s) => s >= target) || 3600000;
     axis.replaceChildren();
+    let right = -Infinity;
     for (let t = 0; t <= st.span + 1e-9; t += step) {
       const at = (t / st.span) * 100;
-      axis.append(h("span", { style: `left:${at}%` + (at > 92 ? ";transform:translateX(-100%)" : ""), text: t === 0 ? "0" : duration(t / 1000) }));
+      const label = h("span", { style: `left:${at}%`, text: t === 0 ? "0" : duration(t / 1000) });
+      axis.append(label);
+      // A label too near the end is right-aligned to it; one that would
+      // then touch the label before it is dropped.
+      const w = label.offsetWidth, x = (at / 100) * width;
+      let from = t === 0 ? x : x - w / 2;
+      if (from + w > width) { label.style.transform = "translateX(-100%)"; from = x - w; }
+      if (t > 0 && from < right + 6) { label.remove(); continue; }
+      right = from + w;
       if (axis.children.length > 8) break;
     }
+    if (axis.children.length === 1) { // no tick fits inside the span: mark its end
+      const end = h("span", { style: "left:100%;transform:translateX(-100%)", text: duration(st.span / 1000) });
+      axis.append(end);
+      if (width - end.offsetWidth < right + 6) end.remove();
+    }
   }
+
+  // timeWidth is the width in pixels of a row's timeline (the axis's).
+  function timeWidth() { return axis.clientWidth || 400; }
 
   function rowFor(n) {
     const k = st.kids && st.kids.get(n.seq);
@@ -414,26 +479,33 @@ function runPage(ref, params) {
       s = p && p.start_ms != null ? p.start_ms : null;
       e = s != null ? (st.run && st.run.finished_at ? s : now) : null;
     } else if (s != null && e == null) e = now;
-    // The wait for a concurrency slot: from when the call was begun to its start (or now).
+    // The time before the call started: from when it was begun (it then
+    // waits for a concurrency slot, runs the template's command, reads its
+    // files and builds its prompt) to its start (or now).
     const q = n.queued_ms;
     if (q != null && n.kind !== "step" && (n.start_ms == null ? n.status === "pending" : n.start_ms - q > st.span * 0.004)) {
       const until = n.start_ms ?? (st.run && st.run.finished_at ? q : now);
       time.append(h("div", { class: "bar wait", style: `left:${(q / st.span) * 100}%;width:${Math.max(((until - q) / st.span) * 100, 0.15)}%`,
-        title: `waited for a slot ${duration((until - q) / 1000)}` }));
+        title: `queued ${duration((until - q) / 1000)} before it started` }));
       if (n.start_ms == null) { s = null; }
     }
     if (s != null) {
       const l = (s / st.span) * 100, w = Math.max(((e - s) / st.span) * 100, 0.15);
       time.append(h("div", { class: "bar " + cls, style: `left:${l}%;width:${w}%`, title: `${n.kind} ${n.name}: ${duration(s / 1000) || "0"} → ${e != null ? duration(e / 1000) : "…"}` }));
       if (e - s > 0) {
+        // The duration goes right of the bar, else left of it (unless a
+        // slot wait is drawn there), else inside it; with room for none,
+        // it is only in the bar's title.
         const label = duration((e - s) / 1000);
-        if (l + w < 82) time.append(h("span", { class: "bar-label", style: `left:calc(${l + w}% + 4px)`, text: label }));
-        else if (l > 14) time.append(h("span", { class: "bar-label", style: `right:calc(${100 - l}% + 4px)`, text: label }));
-        else time.append(h("span", { class: "bar-label inside", style: `left:calc(${l}% + 4px)`, text: label }));
+        const W = timeWidth(), need = label.length * 6.5 + 6;
+        const px = (p) => (p / 100) * W;
+        if (px(l + w) + need <= W) time.append(h("span", { class: "bar-label", style: `left:calc(${l + w}% + 4px)`, text: label }));
+        else if (px(l) >= need && !time.querySelector(".bar.wait")) time.append(h("span", { class: "bar-label", style: `right:calc(${100 - l}% + 4px)`, text: label }));
+        else if (px(w) >= need) time.append(h("span", { class: "bar-label inside", style: `left:calc(${l}% + 4px)`, text: label }));
       }
     }
     const row = h("div", { class: "row" + (n.seq === st.sel ? " sel" : ""), "data-seq": n.seq, style: `transform:translateY(${0}px)` }, nameCell, meta, time);
-    row.addEventListener("click", () => select(n.seq, true));
+    row.addEventListener("click", () => { select(n.seq, true); reveal(detail); });
     row.addEventListener("dblclick", () => k && toggle(n.seq));
     return row;
   }
@@ -449,7 +521,14 @@ function runPage(ref, params) {
   }
   let raf = 0;
   body.addEventListener("scroll", () => { if (!raf) raf = requestAnimationFrame(() => { raf = 0; draw(); }); });
-  window.addEventListener("resize", draw);
+  // The timeline is laid out for its width: again whenever that changes
+  // (the window, the call panel opening or closing).
+  let lastWidth = 0;
+  const resized = new ResizeObserver(() => {
+    const w = axis.clientWidth;
+    if (w && w !== lastWidth && st.run) { lastWidth = w; drawAxis(); draw(); }
+  });
+  resized.observe(axis);
 
   function toggle(seq) {
     if (!st.kids.get(seq)) return;
@@ -509,7 +588,7 @@ function runPage(ref, params) {
     add("template", n.template_source);
     add(isAgent ? "agent" : "executor", n.executor);
     add("started", n.started_at ? clock(n.started_at) + "  (+" + duration(n.start_ms / 1000) + ")" : null);
-    if (n.queued_ms != null && n.start_ms != null && n.start_ms - n.queued_ms >= 1) add("waited", duration((n.start_ms - n.queued_ms) / 1000) + " for a slot");
+    if (n.queued_ms != null && n.start_ms != null && n.start_ms - n.queued_ms >= 1) add("queued", duration((n.start_ms - n.queued_ms) / 1000) + " before it started (waiting for a slot, running the template's command, building the prompt)");
     if (n.start_ms != null && n.end_ms != null) add("duration", duration((n.end_ms - n.start_ms) / 1000));
     if (n.turns) add("turns", String(n.turns));
     if (n.input_tokens + n.output_tokens) add("tokens", `${thousands(n.input_tokens)} in + ${thousands(n.output_tokens)} out`);
@@ -538,7 +617,9 @@ function runPage(ref, params) {
       if (c.parsed_content != null) out.push(section("parsedContent", treeBlock(c.parsed_content)));
       out.push(section("Notes", treeBlock(c.notes), { open: false }));
     } else {
-      out.push(section("Value", treeBlock(c.result)));
+      // A string value (a step's output text) reads as text; others as a tree.
+      if (typeof c.result === "string") out.push(section("Value", textBlock(c.result), { sub: thousands(c.result.length) + " chars", copy: c.result }));
+      else out.push(section("Value", treeBlock(c.result)));
     }
     if (c.inputs != null || c.kind !== "step") out.push(section(c.kind === "tool" ? "Parameters" : "Inputs", treeBlock(c.inputs), { open: c.kind === "tool" }));
     return out;
@@ -553,13 +634,11 @@ function runPage(ref, params) {
     f("duration", duration(r.duration_seconds));
     f("calls", thousands(r.calls));
     f("tokens", thousands(r.tokens));
-    if (r.cost_usd != null) f("cost", cost(r.cost_usd));
+    if (r.cost_usd > 0 || r.replayed_cost_usd > 0) f("cost", cost(r.cost_usd));
     if (r.replayed_cost_usd) f("replayed", cost(r.replayed_cost_usd));
     if (r.cost_unknown_calls) facts.append(h("span", { class: "muted", text: `cost unknown for ${r.cost_unknown_calls} call${r.cost_unknown_calls === 1 ? "" : "s"}` }));
-    if (r.args && typeof r.args === "object" && Object.keys(r.args).length) {
-      const text = Object.entries(r.args).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
-      facts.append(h("span", { title: "--set values" }, "args ", h("b", { class: "mono", text: text.length > 60 ? text.slice(0, 59) + "…" : text })));
-    }
+    const text = argsText(r);
+    if (text) facts.append(h("span", { title: text }, "args ", h("b", { class: "mono", text: text.length > 60 ? text.slice(0, 59) + "…" : text })));
     if (r.final != null) {
       const text = JSON.stringify(r.final);
       facts.append(h("span", { title: text.length > 60 ? text : null }, "value ", h("b", { class: "mono", text: text.length > 60 ? text.slice(0, 59) + "…" : text })));
@@ -625,14 +704,14 @@ function runPage(ref, params) {
   }
 
   return {
-    close: () => { if (es) es.close(); clearInterval(ticker); setLive(false); window.removeEventListener("resize", draw); },
+    close: () => { if (es) es.close(); clearInterval(ticker); setLive(false); resized.disconnect(); },
     keydown(e) {
       const k = e.key;
       if (k === "j" || k === "ArrowDown") step(1);
       else if (k === "k" || k === "ArrowUp") step(-1);
       else if (k === "Enter") {
         if (st.sel == null) step(0);
-        else if (detail.hidden) showDetail(st.sel);
+        else if (detail.hidden) { showDetail(st.sel); reveal(detail); }
         else toggle(st.sel);
       } else if (k === "h" || k === "ArrowLeft") {
         if (st.sel == null) return true;
@@ -777,12 +856,14 @@ function planPage(dir, params) {
       h("div", { class: "page-title" }, h("h1", { class: "mono", text: dir }),
         ...["completed", "active", "pending", "blocked"].filter((s) => c[s]).map((s) => h("span", { class: "badge s-" + s, text: `${c[s]} ${s}` })),
         p.current ? h("span", { class: "tag current", text: "current: " + p.current }) : null),
-      p.problems.length ? h("pre", { class: "errbox", text: p.problems.join("\n") }) : null,
+      // Errors in red; warnings (FILE:L:C: warning: …) apart, as plan check prints them.
+      ...[[p.problems.filter((x) => !x.includes(": warning: ")), "errbox"], [p.problems.filter((x) => x.includes(": warning: ")), "warnbox"]]
+        .map(([xs, cls]) => (xs.length ? h("pre", { class: cls, text: xs.join("\n") }) : null)),
       h("div", { class: "plan-layout" }, h("div", { class: "main-col" }, graph,
         h("table", { class: "grid" }, h("thead", null, h("tr", null, h("th", { text: "Task" }), h("th", { text: "Title" }), h("th", { text: "State" }), h("th", { class: "opt", text: "Agent" }), h("th", { class: "opt", text: "Depends on" }), h("th", { class: "opt num", text: "Tokens" }), h("th", { class: "opt", text: "Finished" }))), tbody)), side)].filter(Boolean));
-    tbody.replaceChildren(...tasks.map((t, i) => h("tr", { "data-id": t.id, onclick: () => selectTask(i, true) },
+    tbody.replaceChildren(...tasks.map((t, i) => h("tr", { "data-id": t.id, onclick: () => { selectTask(i, true); reveal(side); } },
       h("td", { class: "mono" }, t.parent ? h("span", { class: "indent" }) : null, t.id),
-      h("td", { class: "wrap" }, t.title, t.current ? [" ", h("span", { class: "tag current", text: "current" })] : null),
+      h("td", { class: "wrap", title: t.title || null }, h("span", { class: "clamp", text: t.title }), t.current ? [" ", h("span", { class: "tag current", text: "current" })] : null),
       h("td", null, badge(t.status), t.blocked_by.length ? h("span", { class: "muted", text: " " + t.blocked_by.join(", ") }) : null),
       h("td", { class: "mono opt", text: t.agent }),
       h("td", { class: "mono opt", text: t.depends_on.join(", ") }),
@@ -791,7 +872,7 @@ function planPage(dir, params) {
     try {
       const r = await fetch("/api/plans/" + encodeURIComponent(dir) + "/graph.svg");
       graph.innerHTML = await r.text();
-      graph.querySelectorAll(".node").forEach((g) => g.addEventListener("click", () => selectTask(tasks.findIndex((t) => t.id === g.dataset.id), true)));
+      graph.querySelectorAll(".node").forEach((g) => g.addEventListener("click", () => { selectTask(tasks.findIndex((t) => t.id === g.dataset.id), true); reveal(side); }));
     } catch (err) {
       graph.textContent = "Cannot draw the graph: " + err.message;
     }
@@ -804,7 +885,7 @@ function planPage(dir, params) {
     keydown(e) {
       if (e.key === "j" || e.key === "ArrowDown") selectTask(st.sel + 1, !side.hidden);
       else if (e.key === "k" || e.key === "ArrowUp") selectTask(st.sel - 1, !side.hidden);
-      else if (e.key === "Enter") showTask(tasks[st.sel]);
+      else if (e.key === "Enter") { showTask(tasks[st.sel]); reveal(side); }
       else if (e.key === "Escape") { if (!side.hidden) side.hidden = true; else go("/plans"); }
       else return false;
       return true;
@@ -880,10 +961,14 @@ function templatesPage(params) {
       if (g !== group) {
         group = g;
         const n = st.list.filter((x) => x.scope === t.scope && x.dir === t.dir).length;
-        rows.push(h("tr", { class: "group-head" }, h("td", { colspan: 3 }, `${t.scope} (${n})`, t.dir ? h("span", { class: "muted mono", text: "  " + t.dir }) : null)));
+        // The asset library is listed last, as `templates list` does: not
+        // active until copied in.
+        const hint = t.scope === "asset" ? h("span", { class: "muted", text: "  not active; add with: evalrun templates add NAME" })
+          : t.dir ? h("span", { class: "muted mono", text: "  " + t.dir }) : null;
+        rows.push(h("tr", { class: "group-head" }, h("td", { colspan: 3 }, `${t.scope === "asset" ? "assets" : t.scope} (${n})`, hint)));
       }
-      rows.push(h("tr", { "data-i": i, "data-name": t.name, onclick: () => select(i, true) },
-        h("td", { class: "mono" }, t.name, t.alias ? h("span", { class: "muted", text: ` (${t.alias})` }) : null,
+      rows.push(h("tr", { "data-i": i, "data-name": t.name, onclick: () => { select(i, true); reveal(side); } },
+        h("td", { class: "mono name" }, t.name, t.alias ? h("span", { class: "muted", text: ` (${t.alias})` }) : null,
           t.shadowed_by ? [" ", h("span", { class: "tag shadowed", text: "shadowed by " + t.shadowed_by })] : null),
         h("td", { class: "wrap", text: t.description }),
         h("td", { class: "mono opt", text: t.path + (t.line ? ":" + t.line : "") })));
@@ -913,7 +998,7 @@ function templatesPage(params) {
     keydown(e) {
       if (e.key === "j" || e.key === "ArrowDown") select(st.sel + 1, !side.hidden);
       else if (e.key === "k" || e.key === "ArrowUp") select(st.sel - 1, !side.hidden);
-      else if (e.key === "Enter" && st.list[st.sel]) show(st.list[st.sel]);
+      else if (e.key === "Enter" && st.list[st.sel]) { show(st.list[st.sel]); reveal(side); }
       else if (e.key === "Escape") { if (!side.hidden) side.hidden = true; else if (filter.value) { filter.value = ""; render(); select(0, false); } }
       else return false;
       return true;
