@@ -25,7 +25,7 @@ func TestValidate(t *testing.T) {
 		{agent.Definition{Command: `claude "open`}, "unterminated double quote"},
 		{agent.Definition{Command: `claude \`}, "unterminated escape at the end of the command"},
 		{agent.Definition{Command: "claude {prompt}", Stdin: true}, "the command uses {prompt} and stdin = true; use one of them"},
-		{agent.Definition{Command: "claude", Format: "json"}, `unknown format "json" (want one of text, claude-json, codex-jsonl, gemini-json)`},
+		{agent.Definition{Command: "claude", Format: "json"}, `unknown format "json" (want one of text, claude-json, codex-jsonl, gemini-json, aider-text)`},
 		{agent.Definition{Command: "claude", ReadOnlyArgs: []string{"{nope}"}}, "read_only_args: unknown placeholder {nope}"},
 	}
 	for _, tt := range tests {
@@ -125,8 +125,8 @@ func TestBuiltins(t *testing.T) {
 			[]string{"codex", "exec", "--json", "--skip-git-repo-check", "-m", "opus", "-"}},
 		"gemini": {"GEMINI_SYSTEM_MD={role_file} gemini -p {prompt} -m {model} --output-format json", false, agent.FormatGeminiJSON,
 			[]string{"GEMINI_SYSTEM_MD={role_file}", "gemini", "-p", "{prompt}", "-m", "opus", "--output-format", "json"}},
-		"aider": {"aider --yes-always --no-pretty --message {prompt} --model {model}", false, agent.FormatText,
-			[]string{"aider", "--yes-always", "--no-pretty", "--message", "{prompt}", "--model", "opus"}},
+		"aider": {"aider --yes-always --no-pretty --no-show-model-warnings --no-check-update --no-analytics --message {prompt} --model {model}", false, agent.FormatAiderText,
+			[]string{"aider", "--yes-always", "--no-pretty", "--no-show-model-warnings", "--no-check-update", "--no-analytics", "--message", "{prompt}", "--model", "opus"}},
 		"qwen": {"qwen -p {prompt} -m {model}", false, agent.FormatText, []string{"qwen", "-p", "{prompt}", "-m", "opus"}},
 	}
 	for name, w := range want {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -16,13 +17,23 @@ const (
 	FormatClaudeJSON Format = "claude-json"
 	FormatCodexJSONL Format = "codex-jsonl"
 	FormatGeminiJSON Format = "gemini-json"
+	FormatAiderText  Format = "aider-text"
 )
 
 // Formats lists the valid formats in documentation order.
-var Formats = []Format{FormatText, FormatClaudeJSON, FormatCodexJSONL, FormatGeminiJSON}
+var Formats = []Format{FormatText, FormatClaudeJSON, FormatCodexJSONL, FormatGeminiJSON, FormatAiderText}
 
 // ValidFormat reports whether f is one of Formats.
 func ValidFormat(f Format) bool { return slices.Contains(Formats, f) }
+
+// FormatList is Formats joined with ", ", as error messages list them.
+func FormatList() string {
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
 
 // DefaultTimeout is the per-call timeout of an agent that sets none.
 const DefaultTimeout = 30 * time.Minute
@@ -103,7 +114,7 @@ func (d Definition) Model(name string) string {
 // known format, and not {prompt} together with stdin.
 func (d Definition) Validate() error {
 	if d.Format != "" && !ValidFormat(d.Format) {
-		return fmt.Errorf("unknown format %q (want one of text, claude-json, codex-jsonl, gemini-json)", d.Format)
+		return fmt.Errorf("unknown format %q (want one of %s)", d.Format, FormatList())
 	}
 	tmpl, err := ParseCommand(d.Command)
 	if err != nil {
@@ -141,8 +152,8 @@ var builtins = map[string]Definition{
 	},
 	"aider": {
 		Name: "aider", Description: "aider, one message",
-		Command: "aider --yes-always --no-pretty --message {prompt} --model {model}",
-		Format:  FormatText,
+		Command: "aider --yes-always --no-pretty --no-show-model-warnings --no-check-update --no-analytics --message {prompt} --model {model}",
+		Format:  FormatAiderText,
 	},
 	"qwen": {
 		Name: "qwen", Description: "Qwen Code, non-interactive",

@@ -41,6 +41,12 @@
 //     programs, Claude Code's verbose JSON array, and skip lines printed
 //     before the JSON.
 //   - A failed call keeps the usage and cost its output reported.
+//   - aider-text (aider's --no-pretty output) leaves out the start-up
+//     lines up to the blank line after the "Aider v…" banner, the usage
+//     reports and aider's status lines; the content is the last model
+//     call's reply, the usage the sum of the "Tokens: … sent, …
+//     received." reports, the cost the last report's session cost; a
+//     litellm error line no report follows fails the call.
 //   - A command without {role} or {role_file} gets the system prompt before
 //     the user prompt (Call.FallbackRole left out).
 //   - A word or Bin starting with ~/ is under the home directory.

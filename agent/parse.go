@@ -47,6 +47,8 @@ func parse(f Format, stdout []byte) (parsed, error) {
 		return parseCodex(stdout)
 	case FormatGeminiJSON:
 		return parseGemini(stdout)
+	case FormatAiderText:
+		return parseAider(stdout)
 	default:
 		s := string(stdout)
 		s = strings.TrimSuffix(s, "\n")

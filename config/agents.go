@@ -306,7 +306,7 @@ func (f *file) validateAgentTables(raw *rawFile) ErrorList {
 		}
 		if a.Format != nil {
 			if !agent.ValidFormat(agent.Format(*a.Format)) {
-				add(sub("format"), "unknown format %q (want one of text, claude-json, codex-jsonl, gemini-json)", *a.Format)
+				add(sub("format"), "unknown format %q (want one of %s)", *a.Format, agent.FormatList())
 			}
 		}
 		if err := def.Validate(); err != nil {

@@ -282,7 +282,7 @@ func TestAgentTableErrors(t *testing.T) {
 		{"empty command", "[agents.a]\ncommand = \"  \"\n", []string{"c.toml:2:11: agents.a.command: empty command"}},
 		{"missing command", "[agents.a]\nstdin = true\n", []string{"c.toml:1:9: agents.a: missing key 'command'"}},
 		{"bad format", "[agents.a]\ncommand = \"a\"\nformat = \"json\"\n",
-			[]string{`c.toml:3:10: agents.a.format: unknown format "json" (want one of text, claude-json, codex-jsonl, gemini-json)`}},
+			[]string{`c.toml:3:10: agents.a.format: unknown format "json" (want one of text, claude-json, codex-jsonl, gemini-json, aider-text)`}},
 		{"prompt and stdin", "[agents.a]\ncommand = \"a {prompt}\"\nstdin = true\n",
 			[]string{"c.toml:2:11: agents.a.command: the command uses {prompt} and stdin = true; use one of them"}},
 		{"unterminated", "[agents.a]\ncommand = \"a 'b\"\n", []string{"c.toml:2:11: agents.a.command: unterminated single quote"}},

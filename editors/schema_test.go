@@ -12,6 +12,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/evalrun/evalrun/agent"
 	"github.com/evalrun/evalrun/config"
 	"github.com/evalrun/evalrun/engine"
 	"github.com/evalrun/evalrun/templates/jsonschema"
@@ -458,4 +459,44 @@ func hasLeafUnder(keys map[string]bool, path string) bool {
 		}
 	}
 	return false
+}
+
+// TestSchemaAgentFormats checks that the schema's enum of an agent's format
+// is the list the configuration loader accepts.
+func TestSchemaAgentFormats(t *testing.T) {
+	s, doc := loadSchema(t)
+	var enum []any
+	var find func(v any)
+	find = func(v any) {
+		switch n := v.(type) {
+		case map[string]any:
+			if f, ok := n["format"].(map[string]any); ok {
+				if e, ok := f["enum"].([]any); ok && enum == nil {
+					enum = e
+				}
+			}
+			for _, c := range n {
+				find(c)
+			}
+		case []any:
+			for _, c := range n {
+				find(c)
+			}
+		}
+	}
+	find(doc)
+	var got []string
+	for _, e := range enum {
+		got = append(got, e.(string))
+	}
+	var want []string
+	for _, f := range agent.Formats {
+		want = append(want, string(f))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the schema's agent formats are %q, the loader's %q", got, want)
+	}
+	if v := validateTOML(t, s, "[agents.aider]\ncommand = \"aider --no-pretty --message {prompt}\"\nformat = \"aider-text\"\n"); v != nil {
+		t.Errorf("the schema refuses format = \"aider-text\": %v", v)
+	}
 }
