@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -161,7 +162,11 @@ func (x *planExecutor) executor(agent string) string {
 // or with the provider.
 func (x *planExecutor) RunTask(ctx context.Context, call plan.TaskCall) (plan.Answer, error) {
 	inputs := make([]Input, 0, len(call.Inputs))
+	t, _ := x.e.reg.Lookup(call.Template)
 	for _, kv := range call.Inputs {
+		if slices.Contains(call.Optional, kv.Key) && t != nil && !declaresInput(t, kv.Key) {
+			continue
+		}
 		v, err := toValue(kv.Value)
 		if err != nil {
 			return plan.Answer{}, err
@@ -173,6 +178,16 @@ func (x *planExecutor) RunTask(ctx context.Context, call plan.TaskCall) (plan.An
 		return plan.Answer{}, err
 	}
 	return answerOf(res)
+}
+
+// declaresInput reports whether template t has an input called name.
+func declaresInput(t *templates.Template, name string) bool {
+	for _, in := range t.Inputs {
+		if in.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // RunAgent runs an agent step (NAME(…), ccw cli) as a call of the

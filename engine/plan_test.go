@@ -1147,3 +1147,49 @@ func TestPlanAgentStepKeyHasReadOnlyAndDir(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanPromptsHaveNoEmptySections runs a plan of minimal CCW tasks (id,
+// title, status, meta, context.requirements at most) on the echo provider,
+// whose answer is the prompt: the built-in role templates show no heading
+// without text, no bare "- " line and no empty analysis.
+func TestPlanPromptsHaveNoEmptySections(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, ".workflow", "active", "WFS-min")
+	if err := os.MkdirAll(filepath.Join(dir, ".task"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("workflow-session.json", `{"session_id": "WFS-min", "status": "active"}`)
+	roles := []string{"code-developer", "action-planning-agent", "test-fix-agent", "universal-executor"}
+	for i, role := range roles {
+		write(fmt.Sprintf(".task/IMPL-%d.json", i+1), fmt.Sprintf(`{"id": "IMPL-%d", "title": "Task %d", "status": "pending",
+  "meta": {"type": "feature", "agent": "@%s"}, "context": {"requirements": ["Requirement %d"]}, "flow_control": {}}`, i+1, i+1, role, i+1))
+	}
+	write(".task/IMPL-5.json", `{"id": "IMPL-5", "title": "Bare", "status": "pending", "meta": {}, "context": {}, "flow_control": {}}`)
+	out, err := runPlan(t, root, engine.Options{Provider: "echo", Stderr: &bytes.Buffer{}}, engine.PlanRun{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"IMPL-1": "# IMPL-1: Task 1\n\n## Requirements\n- Requirement 1",
+		"IMPL-2": "# IMPL-2: Task 2\n\n## Requirements\n- Requirement 2",
+		"IMPL-3": "# IMPL-3: Task 3",
+		"IMPL-4": "# IMPL-4: Task 4\n\n## Requirements\n- Requirement 4",
+		"IMPL-5": "# IMPL-5: Bare",
+	}
+	for id, w := range want {
+		got := out.Answers[id]
+		// The echo answer is the prompt, the task's after the role.
+		if i := strings.Index(got, "# "+id+":"); i >= 0 {
+			got = got[i:]
+		}
+		if strings.TrimSpace(got) != w {
+			t.Errorf("%s: prompt\n%q\nwant\n%q", id, got, w)
+		}
+	}
+}

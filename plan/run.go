@@ -76,10 +76,13 @@ type TaskCall struct {
 	Template string
 	// Agent is the agent of §22 that runs the call; "" means a provider.
 	Agent string
-	// Inputs are task, session, parent, analysis and
-	// dependency_summaries: strings, numbers, bools, []any and []KV
+	// Inputs are task, session, parent, analysis, dependency_summaries
+	// and sections: strings, numbers, bools, []any and []KV
 	// (objects, in order).
 	Inputs []KV
+	// Optional names the inputs passed only to a template that declares
+	// them: sections, which role templates written before it do not.
+	Optional []string
 }
 
 // AgentCall is an agent run on a prompt by a step.
@@ -511,7 +514,7 @@ func (r *runner) execute(ctx context.Context, t *Task) (Answer, error) {
 	var parts []string
 	call := func(group []ApproachStep) error {
 		inputs := r.inputs(t, group, vars, order)
-		ans, err := r.exec.RunTask(ctx, TaskCall{TaskID: t.ID, Template: r.roleTemplate(t), Agent: agent, Inputs: inputs})
+		ans, err := r.exec.RunTask(ctx, TaskCall{TaskID: t.ID, Template: r.roleTemplate(t), Agent: agent, Inputs: inputs, Optional: []string{"sections"}})
 		if err != nil {
 			return err
 		}
@@ -761,7 +764,7 @@ func (r *runner) writeSummary(t *Task, agent string, ans Answer) error {
 }
 
 // inputs builds the inputs of a task's template: task, session, parent,
-// analysis and dependency_summaries.
+// analysis, dependency_summaries and sections.
 func (r *runner) inputs(t *Task, group []ApproachStep, vars map[string]string, order []string) []KV {
 	// The session file and the container's file are rewritten by other
 	// tasks' goroutines under the lock.
@@ -790,16 +793,18 @@ func (r *runner) inputs(t *Task, group []ApproachStep, vars map[string]string, o
 	set("acceptance", strs(t.Acceptance))
 	set("focus_paths", strs(t.FocusPaths))
 	set("target_files", strs(t.TargetFiles))
-	set("shared_context", sharedContext(t))
-	set("implementation", stepsText(group))
-	set("test_commands", strs(testCommands(t)))
+	shared, steps, tests := sharedContext(t), stepsText(group), testCommands(t)
+	set("shared_context", shared)
+	set("implementation", steps)
+	set("test_commands", strs(tests))
 	session := []KV{}
 	if r.p.Session != nil {
 		if m, ok := r.p.Session.Root.Any().([]KV); ok {
 			session = m
 		}
 	}
-	session = append(session, KV{"plan_document", r.planDocument()})
+	planDoc := r.planDocument()
+	session = append(session, KV{"plan_document", planDoc})
 	parent := []KV{}
 	if t.Parent != nil {
 		if m, ok := t.Parent.File.Root.Get("context").Any().([]KV); ok {
@@ -811,12 +816,14 @@ func (r *runner) inputs(t *Task, group []ApproachStep, vars map[string]string, o
 	for _, k := range order {
 		analysis = append(analysis, KV{k, vars[k]})
 	}
+	deps := r.dependencySummaries(t)
 	return []KV{
 		{"task", task},
 		{"session", session},
 		{"parent", parent},
 		{"analysis", analysis},
-		{"dependency_summaries", r.dependencySummaries(t)},
+		{"dependency_summaries", deps},
+		{"sections", promptSections(t, steps, shared, tests, analysis, deps, planDoc)},
 	}
 }
 

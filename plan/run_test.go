@@ -178,6 +178,25 @@ func TestRunExampleEndToEnd(t *testing.T) {
 	if ds := input(byID["IMPL-002.2"], "dependency_summaries").(string); !strings.Contains(ds, "# IMPL-002.1: Token generation") {
 		t.Errorf("dependency_summaries %q", ds)
 	}
+	// The sections come ready-made: a heading with its text, or "".
+	secs := input(byID["IMPL-002.2"], "sections")
+	if got := field(secs, "dependencies").(string); !strings.HasPrefix(got, "\n\n## Work this task builds on\n# IMPL-002.1: Token generation\n") {
+		t.Errorf("sections.dependencies %q", got)
+	}
+	if got := field(secs, "parent"); got != "\n\n## Parent task\nIMPL-002: Token issuing\n- Issue and refresh JWTs" {
+		t.Errorf("sections.parent %q", got)
+	}
+	if got := field(secs, "requirements"); got != "\n\n## Requirements\n- Rotate refresh tokens" {
+		t.Errorf("sections.requirements %q", got)
+	}
+	for _, k := range []string{"analysis", "test_commands"} {
+		if got := field(secs, k); got != "" {
+			t.Errorf("sections.%s of a task without it = %q, want \"\"", k, got)
+		}
+	}
+	if got := field(input(byID["IMPL-001"], "sections"), "analysis").(string); !strings.HasPrefix(got, "\n\n## Analysis\n### current_auth\nexport function handleLogin") {
+		t.Errorf("sections.analysis %q", got)
+	}
 	sum, _ := os.ReadFile(filepath.Join(p.Dir, ".summaries", "IMPL-002.1-summary.md"))
 	wantSum := "# IMPL-002.1: Token generation\n\n- Agent: @code-developer via codex\n- Date: 2025-01-06T14:03:00Z\n- Run: 20250106-140300-a1b2\n\n## Answer\n\ndone IMPL-002.1\n\nlogin.ts\n\n## Files\n\n- src/auth/login.ts:handleLogin:1-3\n"
 	if string(sum) != wantSum {
