@@ -74,6 +74,20 @@ func (ds Diagnostics) Errors() int {
 	return n
 }
 
+// Warnings returns the number of warnings.
+func (ds Diagnostics) Warnings() int { return len(ds) - ds.Errors() }
+
+// ErrorsOnly returns the errors, in order.
+func (ds Diagnostics) ErrorsOnly() Diagnostics {
+	var out Diagnostics
+	for _, d := range ds {
+		if d.Severity == SevError {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // String prints one diagnostic a line.
 func (ds Diagnostics) String() string {
 	var b strings.Builder

@@ -98,3 +98,38 @@ func TestPlanFormsFromAWorkflow(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanWarningsCountedOutsideCheck: plan check lists a plan's warnings;
+// plan status, todo and run count them in one line instead of repeating
+// them; errors are shown in full by all of them.
+func TestPlanWarningsCountedOutsideCheck(t *testing.T) {
+	dir := t.TempDir()
+	task := filepath.Join(dir, ".workflow/active/WFS-warn/.task/IMPL-1.json")
+	if err := os.MkdirAll(filepath.Dir(task), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(task, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"id": "IMPL-1", "title": "Form", "status": "pending", "meta": {"type": "featur"},
+ "context": {"requirements": ["A form"], "focus_paths": ["src/login"]}, "flow_control": {}}`)
+	env := map[string]string{"HOME": dir}
+	count := ".workflow/active/WFS-warn: 2 warnings (evalrun plan check shows them)\n"
+	if code, _, errs := runIn(t, dir, env, "plan", "check"); code != exitOK || strings.Count(errs, ": warning: ") != 2 || strings.Contains(errs, count) {
+		t.Errorf("check: exit %d\n%s", code, errs)
+	}
+	for _, args := range [][]string{{"plan", "status"}, {"plan", "todo"}, {"plan", "run", "--dry-run"}} {
+		code, _, errs := runIn(t, dir, env, args...)
+		if code != exitOK || !strings.HasPrefix(errs, count) || strings.Contains(errs, "warning:") {
+			t.Errorf("%v: exit %d\n%s", args, code, errs)
+		}
+	}
+	write(`{"id": "IMPL-1", "title": "Form", "status": "pendng", "meta": {"type": "featur"}, "context": {}, "flow_control": {}}`)
+	code, _, errs := runIn(t, dir, env, "plan", "status")
+	if code != exitSyntax || !strings.Contains(errs, `error: status "pendng"`) || strings.Contains(errs, "warning") {
+		t.Errorf("status of a plan with an error: exit %d\n%s", code, errs)
+	}
+}

@@ -90,8 +90,11 @@ func (a *app) planDir(dir string) (string, int) {
 	return found, exitOK
 }
 
-// loadPlan reads and checks a plan, printing its diagnostics.
-func (a *app) loadPlan(dir string) (*engine.Plan, *engine.Workspace, int) {
+// loadPlan reads and checks a plan, printing its errors, and its warnings
+// when all is set (plan check); otherwise the warnings are counted in one
+// line that points to plan check, so that status, todo and run do not
+// repeat them every time.
+func (a *app) loadPlan(dir string, all bool) (*engine.Plan, *engine.Workspace, int) {
 	dir, code := a.planDir(dir)
 	if code != exitOK {
 		return nil, nil, code
@@ -105,16 +108,27 @@ func (a *app) loadPlan(dir string) (*engine.Plan, *engine.Workspace, int) {
 		a.errorf("%v", err)
 		return nil, nil, exitUsage
 	}
-	fmt.Fprint(a.stderr, diags.Display())
+	if all {
+		fmt.Fprint(a.stderr, diags.Display())
+	} else {
+		fmt.Fprint(a.stderr, diags.ErrorsOnly().Display())
+	}
 	if diags.HasErrors() {
 		fmt.Fprintf(a.stderr, "%s: %d errors\n", dir, diags.Errors())
 		return p, ws, exitSyntax
+	}
+	if n := diags.Warnings(); n > 0 && !all {
+		s := "s"
+		if n == 1 {
+			s = ""
+		}
+		fmt.Fprintf(a.stderr, "%s: %d warning%s (evalrun plan check shows them)\n", dir, n, s)
 	}
 	return p, ws, exitOK
 }
 
 func (c *planCheckCmd) Run(a *app) error {
-	p, _, code := a.loadPlan(c.Dir)
+	p, _, code := a.loadPlan(c.Dir, true)
 	if code == exitOK {
 		fmt.Fprintln(a.stdout, p.String())
 	}
@@ -122,7 +136,7 @@ func (c *planCheckCmd) Run(a *app) error {
 }
 
 func (c *planTodoCmd) Run(a *app) error {
-	p, _, code := a.loadPlan(c.Dir)
+	p, _, code := a.loadPlan(c.Dir, false)
 	if code != exitOK {
 		return exit(code)
 	}
@@ -136,7 +150,7 @@ func (c *planTodoCmd) Run(a *app) error {
 }
 
 func (c *planStatusCmd) Run(a *app) error {
-	p, _, code := a.loadPlan(c.Dir)
+	p, _, code := a.loadPlan(c.Dir, false)
 	if code != exitOK {
 		return exit(code)
 	}
@@ -178,7 +192,7 @@ func (c *planRunCmd) Run(a *app) error {
 		return exit(code)
 	}
 	defer stopProgress()
-	p, _, code := a.loadPlan(c.Dir)
+	p, _, code := a.loadPlan(c.Dir, false)
 	if code != exitOK {
 		return exit(code)
 	}
