@@ -450,3 +450,55 @@ func TestContextsRenderedOnFirstTaskCall(t *testing.T) {
 		t.Errorf("the context's command ran %q times, want once", data)
 	}
 }
+
+// fakeAider prints what aider 0.86 prints on stdout for --no-pretty
+// --message in a git repository, and records its arguments.
+const fakeAider = `#!/bin/sh
+for a in "$@"; do printf '%s\0' "$a"; done > aider.argv
+cat <<'OUT'
+Detected dumb terminal, disabling fancy input and pretty output.
+
+Aider v0.86.1
+Main model: anthropic/claude-sonnet-4-20250514 with diff edit format, infinite output
+Weak model: anthropic/claude-3-5-haiku-20241022
+Git repo: .git with 42 files
+Repo-map: using 4096 tokens, auto refresh
+
+The function is fine.
+
+Tokens: 12k sent, 1.2k received. Cost: $0.04 message, $0.04 session.
+OUT
+`
+
+// TestBuiltinAiderAgent runs the built-in aider agent, unconfigured, with
+// a fake aider on PATH: the answer is aider's reply alone, the usage and
+// cost those aider reported.
+func TestBuiltinAiderAgent(t *testing.T) {
+	dir := project(t, map[string]string{".evalrun/templates/ask.xml": `<task name="ask" type="atomic">
+  <description>Ask</description>
+  <agent>aider</agent>
+  <instructions>Is f fine?</instructions>
+</task>
+`})
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "aider"), []byte(fakeAider), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	e := open(t, engine.Options{WorkDir: dir, Stderr: &bytes.Buffer{}, Getenv: env(t)})
+	v, err := e.Eval(context.Background(), "<test>", `(ask)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := v.(*value.TaskResult)
+	if r.Status != value.StatusComplete || r.Content != "The function is fine." {
+		t.Errorf("aider: %s %q", r.Status, r.Content)
+	}
+	if u := e.Usage(); u.InputTokens != 12000 || u.OutputTokens != 1200 || u.CostUSD != 0.04 {
+		t.Errorf("usage %+v", u)
+	}
+	argv, _ := os.ReadFile(filepath.Join(dir, "aider.argv"))
+	if want := "--yes-always\x00--no-pretty\x00--no-show-model-warnings\x00--no-check-update\x00--no-analytics\x00--message\x00Is f fine?\x00"; string(argv) != want {
+		t.Errorf("argv %q\nwant %q", argv, want)
+	}
+}
