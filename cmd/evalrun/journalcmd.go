@@ -26,7 +26,7 @@ func (c *runsCmd) Run(a *app) error { return exit(a.runs(c.JSON)) }
 // Run implements "evalrun status".
 func (c *statusCmd) Run(a *app) error {
 	if c.onTemporal(c.remoteFlag) {
-		return exit(a.statusTemporal(c.server, c.RunRef))
+		return exit(a.statusTemporal(c.server, c.RunRef, c.Markdown, c.JSON))
 	}
 	return exit(a.status(c.RunRef, c.Markdown, c.JSON))
 }
