@@ -18,12 +18,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalrun/evalrun/progress"
 	"github.com/evalrun/evalrun/sexp"
 	"github.com/evalrun/evalrun/temporal"
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
 	sdktemporal "go.temporal.io/sdk/temporal"
@@ -268,4 +270,92 @@ func sortedLines(s string) string {
 	l := strings.Split(s, "\n")
 	sort.Strings(l)
 	return strings.Join(l, "\n")
+}
+
+// TestTemporalStatusFromHistory: without an answer to the progress query,
+// the tree is the history's calls, at the top level, with their results.
+func TestTemporalStatusFromHistory(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "temporal", "testdata", "replay-budget.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := temporal.StateFromHistory(h.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
+	rs.Status = temporal.Status{ID: "evalrun-x", State: "completed", Start: start, Closed: start.Add(75 * time.Second)}
+	rec, tree := TemporalJournal(rs)
+	var b bytes.Buffer
+	if err := writeStatus(&b, rec, tree, StatusText); err != nil {
+		t.Fatal(err)
+	}
+	want := `run evalrun-x  failed  wf.sexp  started 2026-01-02 03:04:05  1m15s  2 calls  32 tokens  $0.0020
+  [completed] task greet  1 turn  16 tokens  $0.0010
+  [completed] task greet  1 turn  16 tokens  $0.0010
+error: budget spent: 32 of 30 tokens
+`
+	if b.String() != want {
+		t.Fatalf("status:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestTemporalStatusRunning: a running workflow's tree from its events
+// has its running call as the current position, its planned steps not
+// reached yet pending, and a parallel-map's calls under the step around
+// it.
+func TestTemporalStatusRunning(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
+	ev := func(phase progress.Phase, id, parent uint64, kind, name, status string) temporal.ProgressEvent {
+		return temporal.ProgressEvent{Event: progress.Event{Time: at, Phase: phase, ID: id, Parent: parent, Kind: kind, Name: name, Status: status}}
+	}
+	done := ev(progress.Ended, 3, 2, progress.KindTask, "summarize", "completed")
+	done.InputTokens, done.OutputTokens, done.Turns, done.Cost, done.CostKnown = 1200, 34, 2, 0.25, true
+	rs := &temporal.RunState{
+		Status:   temporal.Status{ID: "evalrun-y", State: "running", Start: at},
+		Sources:  []temporal.Source{{Name: "a.sexp", Text: `(step "fan" (parallel-map summarize xs)) (step "end" 1)`}},
+		Answered: true,
+		Events: []temporal.ProgressEvent{
+			ev(progress.Running, 1, 0, progress.KindStep, "fan", ""),
+			ev(progress.Running, 2, 1, progress.KindGroup, "parallel-map", ""),
+			ev(progress.Waiting, 3, 2, progress.KindTask, "summarize", ""),
+			ev(progress.Waiting, 4, 2, progress.KindAgent, "summarize", ""),
+			ev(progress.Running, 3, 2, progress.KindTask, "summarize", ""),
+			done,
+			ev(progress.Running, 4, 2, progress.KindAgent, "summarize", ""),
+			{Print: "log: x\n"},
+		},
+		LastEvent: at.Add(10 * time.Second),
+	}
+	rec, tree := TemporalJournal(rs)
+	var b bytes.Buffer
+	if err := writeStatus(&b, rec, tree, StatusText); err != nil {
+		t.Fatal(err)
+	}
+	want := `run evalrun-y  running  a.sexp  started 2026-01-02 03:04:05  10s  3 calls  1,234 tokens  $0.2500
+  [running]   step "fan"
+    [completed] task summarize  2 turns  1,234 tokens  $0.2500
+    [running]   task summarize   <-- current
+  [pending]   step "end"
+`
+	if b.String() != want {
+		t.Fatalf("status:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := writeStatus(&b, rec, tree, StatusMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	want = `- [ ] step fan
+  - [x] task summarize
+  - [ ] task summarize  <-- current
+- [ ] step end
+`
+	if b.String() != want {
+		t.Fatalf("markdown:\n%s\nwant:\n%s", b.String(), want)
+	}
 }
