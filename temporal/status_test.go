@@ -3,8 +3,8 @@ package temporal_test
 import (
 	"fmt"
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/evalrun/evalrun/temporal"
