@@ -35,6 +35,26 @@ func WriteTemporalStatus(ctx context.Context, t Temporal, id string, w io.Writer
 	return !rs.Answered, writeStatus(w, rec, tree, f)
 }
 
+// TemporalRunsLimit is how many workflows `evalrun runs --temporal` lists:
+// the newest.
+const TemporalRunsLimit = 50
+
+// WriteTemporalRuns writes `evalrun runs` of the runs on Temporal: the
+// newest TemporalRunsLimit evalrun.Run workflows of the namespace, in the
+// columns (or the JSON) of the journal's runs, each read from its history
+// (CALLS counts its task, tool and plan step calls).
+func WriteTemporalRuns(ctx context.Context, t Temporal, w io.Writer, asJSON bool) error {
+	states, err := temporal.ListRuns(ctx, t.conn(), TemporalRunsLimit)
+	if err != nil {
+		return err
+	}
+	runs := make([]*journal.RunRecord, len(states))
+	for i, rs := range states {
+		runs[i], _ = TemporalJournal(rs)
+	}
+	return writeRuns(w, runs, asJSON)
+}
+
 // TemporalJournal builds the journal's view of a run on Temporal from
 // what it tells of itself (temporal.Inspect): its record and its tree of
 // calls, as Store.Tree reads a journaled run's.

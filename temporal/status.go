@@ -11,6 +11,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	failurepb "go.temporal.io/api/failure/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 )
@@ -96,18 +97,9 @@ func Inspect(ctx context.Context, conn Connection, id string) (*RunState, error)
 	if err != nil {
 		return nil, err
 	}
-	var events []*historypb.HistoryEvent
-	it := cl.GetWorkflowHistory(ctx, id, st.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			return nil, fmt.Errorf("cannot read the history of %s: %w", id, err)
-		}
-		events = append(events, e)
-	}
-	rs, err := StateFromHistory(events)
+	rs, err := readHistory(ctx, cl, id, st.RunID)
 	if err != nil {
-		return nil, fmt.Errorf("the history of %s: %w", id, err)
+		return nil, err
 	}
 	rs.Status = st
 	qctx, cancel := context.WithTimeout(ctx, statusQueryTimeout)
@@ -340,4 +332,66 @@ func describe(ctx context.Context, cl client.Client, id string) (Status, error) 
 		st.Closed = c.AsTime()
 	}
 	return st, nil
+}
+
+// ListRuns reads the newest evalrun.Run workflows of the namespace, at
+// most limit of them, newest first, each from its history as Inspect
+// reads one (without the progress query, RunState.Answered false). It
+// needs the server's visibility store (ListWorkflowExecutions).
+func ListRuns(ctx context.Context, conn Connection, limit int) ([]*RunState, error) {
+	cl, err := conn.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	var runs []*RunState
+	var token []byte
+	for len(runs) < limit {
+		resp, err := cl.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query: "WorkflowType = '" + WorkflowName + "'", NextPageToken: token, PageSize: int32(limit - len(runs)),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cannot list the workflows: %w", err)
+		}
+		for _, info := range resp.GetExecutions() {
+			if len(runs) == limit {
+				break
+			}
+			id, runID := info.GetExecution().GetWorkflowId(), info.GetExecution().GetRunId()
+			rs, err := readHistory(ctx, cl, id, runID)
+			if err != nil {
+				return nil, err
+			}
+			rs.Status = Status{ID: id, RunID: runID, State: stateName(info.GetStatus()), Start: info.GetStartTime().AsTime(),
+				HistoryLength: info.GetHistoryLength()}
+			if c := info.GetCloseTime(); c != nil {
+				rs.Status.Closed = c.AsTime()
+			}
+			runs = append(runs, rs)
+		}
+		token = resp.GetNextPageToken()
+		if len(token) == 0 {
+			break
+		}
+	}
+	return runs, nil
+}
+
+// readHistory reads the whole history of the run runID of the workflow id
+// (its current run when "").
+func readHistory(ctx context.Context, cl client.Client, id, runID string) (*RunState, error) {
+	var events []*historypb.HistoryEvent
+	it := cl.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the history of %s: %w", id, err)
+		}
+		events = append(events, e)
+	}
+	rs, err := StateFromHistory(events)
+	if err != nil {
+		return nil, fmt.Errorf("the history of %s: %w", id, err)
+	}
+	return rs, nil
 }

@@ -32,3 +32,10 @@ func (a *app) statusTemporal(temporalFlags, string, bool, bool) int {
 	a.errorf("%s", errNoTemporal)
 	return exitUsage
 }
+
+// runsTemporal refuses "evalrun runs --temporal": this build has no
+// Temporal support.
+func (a *app) runsTemporal(temporalFlags, bool) int {
+	a.errorf("%s", errNoTemporal)
+	return exitUsage
+}

@@ -250,3 +250,20 @@ func (a *app) statusTemporal(f temporalFlags, id string, markdown, asJSON bool) 
 	}
 	return exitOK
 }
+
+// runsTemporal implements "evalrun runs --temporal HOST:PORT" and
+// "evalrun runs --remote": the newest evalrun workflows of the namespace
+// in the columns of "evalrun runs".
+func (a *app) runsTemporal(f temporalFlags, asJSON bool) int {
+	t, code := a.target(f, "evalrun runs --remote")
+	if code != exitOK {
+		return code
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := engine.WriteTemporalRuns(ctx, t, a.stdout, asJSON); err != nil {
+		a.errorf("%v", err)
+		return exitEval
+	}
+	return exitOK
+}
