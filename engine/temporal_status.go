@@ -25,14 +25,14 @@ import (
 // history it replays) with the inputs and results of the calls from the
 // workflow's history. When no worker answers, the tree is the history's
 // calls alone, at the top level without the steps around them, and
-// fromHistory is true.
-func WriteTemporalStatus(ctx context.Context, t Temporal, id string, w io.Writer, f StatusFormat) (fromHistory bool, err error) {
+// fromHistory is true. st is the workflow's state on the server.
+func WriteTemporalStatus(ctx context.Context, t Temporal, id string, w io.Writer, f StatusFormat) (st TemporalStatus, fromHistory bool, err error) {
 	rs, err := temporal.Inspect(ctx, t.conn(), id)
 	if err != nil {
-		return false, err
+		return st, false, err
 	}
 	rec, tree := TemporalJournal(rs)
-	return !rs.Answered, writeStatus(w, rec, tree, f)
+	return rs.Status, !rs.Answered, writeStatus(w, rec, tree, f)
 }
 
 // TemporalRunsLimit is how many workflows `evalrun runs --temporal` lists:

@@ -221,7 +221,8 @@ func (a *app) printRun(v value.Value, err error, asJSON bool) int {
 // "evalrun status --remote ID": the run's tree of calls in the form of a
 // local run's status (SPEC §16.3), --markdown and --json included. When
 // no worker answers the workflow's progress query, the tree is its
-// history's calls, and stderr says so.
+// history's calls, and stderr says so. Stderr ends with the workflow's
+// state on the server: its history's length, its calls running.
 func (a *app) statusTemporal(f temporalFlags, id string, markdown, asJSON bool) int {
 	if id == "" || id == "last" {
 		a.errorf("evalrun status --temporal needs a workflow id")
@@ -240,7 +241,7 @@ func (a *app) statusTemporal(f temporalFlags, id string, markdown, asJSON bool) 
 	case markdown:
 		format = engine.StatusMarkdown
 	}
-	fromHistory, err := engine.WriteTemporalStatus(ctx, t, id, a.stdout, format)
+	st, fromHistory, err := engine.WriteTemporalStatus(ctx, t, id, a.stdout, format)
 	if err != nil {
 		a.errorf("%v", err)
 		return exitEval
@@ -248,6 +249,7 @@ func (a *app) statusTemporal(f temporalFlags, id string, markdown, asJSON bool) 
 	if fromHistory {
 		a.errorf("no worker answered the query of workflow %s: its calls are shown from its history, without the steps around them", id)
 	}
+	a.errorf("workflow %s %s, %d history events, %d calls running", id, st.State, st.HistoryLength, st.PendingCalls)
 	return exitOK
 }
 
