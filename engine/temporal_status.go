@@ -252,11 +252,12 @@ func treeFromEvents(events []temporal.ProgressEvent, calls []temporal.ActivityCa
 	return roots
 }
 
-// withActivity gives n what the history says of its call: its inputs,
-// result (a task's or tool's TaskResult; a plan step's failure), and its
-// attempts.
+// withActivity gives n what the history says of its call: its inputs and
+// result (a task's or tool's TaskResult; a plan step's failure). The
+// activity's attempts are not a node's (the attempts of a step's retry
+// policy).
 func withActivity(n *journal.Node, c *temporal.ActivityCall) {
-	n.Inputs, n.Attempts = c.Inputs, c.Attempt
+	n.Inputs = c.Inputs
 	if c.Result != nil {
 		n.Result = c.Result
 	}

@@ -249,7 +249,11 @@ func (a *app) statusTemporal(f temporalFlags, id string, markdown, asJSON bool) 
 	if fromHistory {
 		a.errorf("no worker answered the query of workflow %s: its calls are shown from its history, without the steps around them", id)
 	}
-	a.errorf("workflow %s %s, %d history events, %d calls running", id, st.State, st.HistoryLength, st.PendingCalls)
+	calls := "calls"
+	if st.PendingCalls == 1 {
+		calls = "call"
+	}
+	a.errorf("workflow %s %s, %d history events, %d %s running", id, st.State, st.HistoryLength, st.PendingCalls, calls)
 	return exitOK
 }
 
