@@ -46,7 +46,8 @@ type RunState struct {
 	// Error is why the run failed: the evaluation error's message, or
 	// what ended the workflow (cancelled, terminated, timed out).
 	Error string
-	// LastEvent is the time of the history's last event.
+	// LastEvent is the time of the history's last event; for a run that
+	// still runs, Inspect makes it the time it read the run.
 	LastEvent time.Time
 }
 
@@ -102,6 +103,10 @@ func Inspect(ctx context.Context, conn Connection, id string) (*RunState, error)
 		return nil, err
 	}
 	rs.Status = st
+	if st.Closed.IsZero() {
+		// A running run's duration goes on to now, not to its last event.
+		rs.LastEvent = time.Now()
+	}
 	qctx, cancel := context.WithTimeout(ctx, statusQueryTimeout)
 	defer cancel()
 	run := clientRun{cl, id}
