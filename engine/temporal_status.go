@@ -190,6 +190,12 @@ func treeFromEvents(events []temporal.ProgressEvent, calls []temporal.ActivityCa
 			continue
 		}
 		n := nodes[e.ID]
+		if n == nil && (e.Phase == progress.Planned || e.Phase == progress.Ended && e.Kind == progress.KindPlanTask) {
+			// A plan's task announced before it starts (or finished by an
+			// earlier run) is no node of a local run's journal until it
+			// starts.
+			continue
+		}
 		if n == nil {
 			kind := journalKind(e.Kind)
 			if kind == "" {

@@ -307,8 +307,8 @@ error: budget spent: 32 of 30 tokens
 
 // TestTemporalStatusRunning: a running workflow's tree from its events
 // has its running call as the current position, its planned steps not
-// reached yet pending, and a parallel-map's calls under the step around
-// it.
+// reached yet pending, a parallel-map's calls under the step around it,
+// and of a plan's announced tasks only the one that started.
 func TestTemporalStatusRunning(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
 	ev := func(phase progress.Phase, id, parent uint64, kind, name, status string) temporal.ProgressEvent {
@@ -329,6 +329,12 @@ func TestTemporalStatusRunning(t *testing.T) {
 			done,
 			ev(progress.Running, 4, 2, progress.KindAgent, "summarize", ""),
 			{Print: "log: x\n"},
+			// A plan's tasks announced below the step: only the one that
+			// starts is a node, as in a local run's journal.
+			ev(progress.Planned, 5, 1, progress.KindPlanTask, "IMPL-1", ""),
+			ev(progress.Planned, 6, 1, progress.KindPlanTask, "IMPL-2", ""),
+			ev(progress.Ended, 7, 1, progress.KindPlanTask, "IMPL-0", "completed"),
+			ev(progress.Running, 6, 1, progress.KindPlanTask, "IMPL-2", ""),
 		},
 		LastEvent: at.Add(10 * time.Second),
 	}
@@ -337,10 +343,11 @@ func TestTemporalStatusRunning(t *testing.T) {
 	if err := writeStatus(&b, rec, tree, StatusText); err != nil {
 		t.Fatal(err)
 	}
-	want := `run evalrun-y  running  a.sexp  started 2026-01-02 03:04:05  10s  3 calls  1,234 tokens  $0.2500
+	want := `run evalrun-y  running  a.sexp  started 2026-01-02 03:04:05  10s  4 calls  1,234 tokens  $0.2500
   [running]   step "fan"
     [completed] task summarize  2 turns  1,234 tokens  $0.2500
     [running]   task summarize   <-- current
+    [running]   step "IMPL-2"
   [pending]   step "end"
 `
 	if b.String() != want {
@@ -353,6 +360,7 @@ func TestTemporalStatusRunning(t *testing.T) {
 	want = `- [ ] step fan
   - [x] task summarize
   - [ ] task summarize  <-- current
+  - [ ] step IMPL-2
 - [ ] step end
 `
 	if b.String() != want {
