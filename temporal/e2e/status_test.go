@@ -23,7 +23,9 @@ const statusFlow = `(defatom summarize
 // status --temporal" of the finished workflow prints the tree (and the
 // --markdown checklist) that "evalrun status" prints of the local run, but
 // for the run's id, start and duration and the order of the two parallel
-// calls; "evalrun runs --temporal" lists the workflow.
+// calls, also when a fresh worker must replay the closed workflow to
+// answer; "evalrun runs --temporal" lists the workflow; without a worker,
+// status shows the calls of the history.
 func TestStatusOnServer(t *testing.T) {
 	exe := evalrunBinary(t)
 	s := startServer(t)
@@ -41,6 +43,10 @@ func TestStatusOnServer(t *testing.T) {
 		t.Fatalf("run on Temporal: exit %d, want 1 and a workflow id\n%s", code, stderr)
 	}
 	id := m[1]
+	// A fresh worker answers the query of the closed workflow: it replays
+	// the history.
+	w.stop(t)
+	w = startWorker(t, s, dir, processEnv(t), exe, queue, "--provider", "echo")
 	header := regexp.MustCompile(`(?m)^run \S+  (\S+)  (\S+)  started [-0-9]+ [:0-9]+  \S+`)
 	norm := func(s string) string {
 		l := strings.Split(header.ReplaceAllString(s, "run ID  $1  $2  started T  D"), "\n")
@@ -62,4 +68,11 @@ func TestStatusOnServer(t *testing.T) {
 		t.Errorf("runs on Temporal: exit %d\n%s\nstderr: %s", code, out, stderr)
 	}
 	w.stop(t)
+	// Without a worker, the calls of the history, without their steps.
+	out, stderr, code = run(t, dir, processEnv(t), exe, append(append([]string{"status"}, server...), id)...)
+	if code != 0 || !strings.Contains(stderr, "no worker answered the query of workflow "+id) || regexp.MustCompile(`(?m)^ +\[\w+\] +step `).MatchString(out) ||
+		!strings.Contains(out, "  [failed]    tool system_list_directory  tool_execution_error: cannot list directory no-such-dir") ||
+		strings.Count(out, "task summarize") != 4 {
+		t.Errorf("status without a worker: exit %d\n%s\nstderr: %s", code, out, stderr)
+	}
 }
