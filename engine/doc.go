@@ -106,7 +106,9 @@
 //
 // With the build tag temporal the engine also serves Temporal workers and
 // starts, follows, cancels and describes runs on Temporal (Serve, Start,
-// Await, Cancel, Describe in temporal.go; docs/temporal.md). Without the tag
+// Await, Cancel, Describe in temporal.go; docs/temporal.md), and shows
+// them as the journal shows a local run (WriteTemporalStatus,
+// WriteTemporalRuns in temporal_status.go). Without the tag
 // nothing of the Temporal SDK is linked, so programs that embed the engine
 // and the evalrun command stay small and start fast.
 package engine

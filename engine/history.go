@@ -103,6 +103,13 @@ func (h *History) WriteStatus(w io.Writer, ref string, f StatusFormat) error {
 	if err != nil {
 		return &Error{Kind: KindUsage, Err: err}
 	}
+	return writeStatus(w, rec, tree, f)
+}
+
+// writeStatus writes the run rec with its calls tree in the format f (the
+// output of WriteStatus).
+func writeStatus(w io.Writer, rec *journal.RunRecord, tree []*journal.Node, f StatusFormat) error {
+	var err error
 	switch f {
 	case StatusJSON:
 		var cur value.Value = value.Null{}

@@ -311,21 +311,7 @@ func Describe(ctx context.Context, conn Connection, id string) (Status, error) {
 		return Status{}, err
 	}
 	defer cl.Close()
-	desc, err := cl.DescribeWorkflow(ctx, id, "")
-	if err != nil {
-		return Status{}, fmt.Errorf("cannot describe %s: %w", id, err)
-	}
-	d := desc.RawResponse
-	info := d.GetWorkflowExecutionInfo()
-	st := Status{
-		ID: id, RunID: info.GetExecution().GetRunId(), State: stateName(info.GetStatus()),
-		Start: info.GetStartTime().AsTime(), HistoryLength: info.GetHistoryLength(),
-		PendingCalls: len(d.GetPendingActivities()),
-	}
-	if c := info.GetCloseTime(); c != nil {
-		st.Closed = c.AsTime()
-	}
-	return st, nil
+	return describe(ctx, cl, id)
 }
 
 func stateName(s enumspb.WorkflowExecutionStatus) string {

@@ -19,8 +19,8 @@ type cli struct {
 	Templates templatesCmd `cmd:"" help:"List, show, match and validate templates."`
 	Index     indexCmd     `cmd:"" help:"Build or update the memory index .evalrun/index.db of PATH (default: the project root)."`
 	Context   contextCmd   `cmd:"" help:"Look up the files of the memory index that match QUERY."`
-	Runs      runsCmd      `cmd:"" help:"List the recent runs of the journal .evalrun/journal.db, newest first."`
-	Status    statusCmd    `cmd:"" help:"Show a run of the journal as a tree of its steps, tasks and tools, with the current position."`
+	Runs      runsCmd      `cmd:"" help:"List the recent runs of the journal .evalrun/journal.db, newest first; with --temporal or --remote, the newest 50 runs on Temporal."`
+	Status    statusCmd    `cmd:"" help:"Show a run of the journal (with --temporal or --remote, a run on Temporal) as a tree of its steps, tasks and tools, with the current position."`
 	Plan      planCmd      `cmd:"" help:"Check, run and show Claude-Code-Workflow plans (.workflow/active/WFS-*/)."`
 	Init      initCmd      `cmd:"" help:"Create .evalrun/ with a commented config.toml and a first template; never overwrites."`
 	Agents    agentsCmd    `cmd:"" help:"List the coding agents that can execute task calls."`

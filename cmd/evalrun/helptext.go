@@ -88,14 +88,16 @@ func (contextCmd) Help() string {
 // Help is the detail of `evalrun runs --help`.
 func (runsCmd) Help() string {
 	return `Examples:
-  evalrun runs --json`
+  evalrun runs --json
+  evalrun runs --temporal localhost:7233  the runs on Temporal`
 }
 
 // Help is the detail of `evalrun status --help`.
 func (statusCmd) Help() string {
 	return `Examples:
   evalrun status                          the last run
-  evalrun status 20250106 --markdown      a checklist, for a prompt or a pull request`
+  evalrun status 20250106 --markdown      a checklist, for a prompt or a pull request
+  evalrun status --remote evalrun-20250106-140300-a1b2   a run on Temporal`
 }
 
 // Help is the detail of `evalrun init --help`.

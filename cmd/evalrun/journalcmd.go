@@ -8,7 +8,9 @@ import (
 
 // runsCmd is "evalrun runs".
 type runsCmd struct {
-	JSON bool `name:"json" help:"Print the runs as a JSON array of run objects (see status --help); cost_usd is what a run paid, replayed_cost_usd what its replayed calls had cost."`
+	JSON       bool `name:"json" help:"Print the runs as a JSON array of run objects (see status --help); cost_usd is what a run paid, replayed_cost_usd what its replayed calls had cost."`
+	server     `embed:""`
+	remoteFlag `embed:""`
 }
 
 // statusCmd is "evalrun status [RUN]".
@@ -21,12 +23,17 @@ type statusCmd struct {
 }
 
 // Run implements "evalrun runs".
-func (c *runsCmd) Run(a *app) error { return exit(a.runs(c.JSON)) }
+func (c *runsCmd) Run(a *app) error {
+	if c.onTemporal(c.remoteFlag) {
+		return exit(a.runsTemporal(c.server, c.JSON))
+	}
+	return exit(a.runs(c.JSON))
+}
 
 // Run implements "evalrun status".
 func (c *statusCmd) Run(a *app) error {
 	if c.onTemporal(c.remoteFlag) {
-		return exit(a.statusTemporal(c.server, c.RunRef))
+		return exit(a.statusTemporal(c.server, c.RunRef, c.Markdown, c.JSON))
 	}
 	return exit(a.status(c.RunRef, c.Markdown, c.JSON))
 }

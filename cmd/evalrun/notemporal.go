@@ -28,7 +28,14 @@ func (a *app) runTemporal(*runCmd) int {
 
 // statusTemporal refuses "evalrun status --temporal": this build has no
 // Temporal support.
-func (a *app) statusTemporal(temporalFlags, string) int {
+func (a *app) statusTemporal(temporalFlags, string, bool, bool) int {
+	a.errorf("%s", errNoTemporal)
+	return exitUsage
+}
+
+// runsTemporal refuses "evalrun runs --temporal": this build has no
+// Temporal support.
+func (a *app) runsTemporal(temporalFlags, bool) int {
 	a.errorf("%s", errNoTemporal)
 	return exitUsage
 }

@@ -218,8 +218,12 @@ func (a *app) printRun(v value.Value, err error, asJSON bool) int {
 }
 
 // statusTemporal implements "evalrun status --temporal HOST:PORT ID" and
-// "evalrun status --remote ID".
-func (a *app) statusTemporal(f temporalFlags, id string) int {
+// "evalrun status --remote ID": the run's tree of calls in the form of a
+// local run's status (SPEC §16.3), --markdown and --json included. When
+// no worker answers the workflow's progress query, the tree is its
+// history's calls, and stderr says so. Stderr ends with the workflow's
+// state on the server: its history's length, its calls running.
+func (a *app) statusTemporal(f temporalFlags, id string, markdown, asJSON bool) int {
 	if id == "" || id == "last" {
 		a.errorf("evalrun status --temporal needs a workflow id")
 		return exitUsage
@@ -230,15 +234,42 @@ func (a *app) statusTemporal(f temporalFlags, id string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, err := engine.Describe(ctx, t, id)
+	format := engine.StatusText
+	switch {
+	case asJSON:
+		format = engine.StatusJSON
+	case markdown:
+		format = engine.StatusMarkdown
+	}
+	st, fromHistory, err := engine.WriteTemporalStatus(ctx, t, id, a.stdout, format)
 	if err != nil {
 		a.errorf("%v", err)
 		return exitEval
 	}
-	line := fmt.Sprintf("workflow %s  %s  started %s", st.ID, st.State, st.Start.Local().Format("2006-01-02 15:04:05"))
-	if !st.Closed.IsZero() {
-		line += "  " + st.Closed.Sub(st.Start).Round(time.Second).String()
+	if fromHistory {
+		a.errorf("no worker answered the query of workflow %s: its calls are shown from its history, without the steps around them", id)
 	}
-	fmt.Fprintf(a.stdout, "%s  %d events  %d calls running\n", line, st.HistoryLength, st.PendingCalls)
+	calls := "calls"
+	if st.PendingCalls == 1 {
+		calls = "call"
+	}
+	a.errorf("workflow %s %s, %d history events, %d %s running", id, st.State, st.HistoryLength, st.PendingCalls, calls)
+	return exitOK
+}
+
+// runsTemporal implements "evalrun runs --temporal HOST:PORT" and
+// "evalrun runs --remote": the newest evalrun workflows of the namespace
+// in the columns of "evalrun runs".
+func (a *app) runsTemporal(f temporalFlags, asJSON bool) int {
+	t, code := a.target(f, "evalrun runs --remote")
+	if code != exitOK {
+		return code
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := engine.WriteTemporalRuns(ctx, t, a.stdout, asJSON); err != nil {
+		a.errorf("%v", err)
+		return exitEval
+	}
 	return exitOK
 }

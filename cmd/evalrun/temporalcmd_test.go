@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -147,4 +149,30 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestStatusAndRunsOnTemporalErrors: runs --remote without [temporal]
+// address is a usage error; status --temporal needs a workflow id; both
+// say they cannot connect to a server that is not there, exit 1.
+func TestStatusAndRunsOnTemporalErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": t.TempDir(), "EVALRUN_HOME": t.TempDir()}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"runs", "--remote"}, exitUsage, "evalrun runs --remote needs --temporal HOST:PORT or [temporal] address in the configuration"},
+		{[]string{"status", "--temporal", "127.0.0.1:1"}, exitUsage, "evalrun status --temporal needs a workflow id"},
+		{[]string{"status", "--temporal", "127.0.0.1:1", "evalrun-x", "--json"}, exitEval, "cannot connect to Temporal at 127.0.0.1:1"},
+		{[]string{"runs", "--temporal", "127.0.0.1:1"}, exitEval, "cannot connect to Temporal at 127.0.0.1:1"},
+	} {
+		code, stdout, stderr := runIn(t, dir, env, c.args...)
+		if code != c.code || stdout != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, stdout, stderr, c.code, c.want)
+		}
+	}
 }
