@@ -235,6 +235,43 @@ func (r *Run) Finish(status string, final value.Value, err error) error {
 	})
 }
 
+// HaltedReason is the error reason of the calls a run left unfinished when
+// its process exited without waiting for them (Run.Abort), or died
+// (SPEC §6.7's execution_halted).
+const HaltedReason = "execution_halted"
+
+// haltCalls is the update that fails the calls of a run that have not
+// ended: running ones, and task and tool calls still waiting for a slot.
+// Planned steps that never started stay pending, as in any failed run.
+const haltCalls = `UPDATE calls SET status = 'failed', error = ?, started_at = COALESCE(started_at, ?), finished_at = ?
+	WHERE run_id = ? AND (status = 'running' OR (status = 'pending' AND kind <> 'step'))`
+
+// Halted reports whether a call with this status and kind is one Abort
+// fails (and a reader fails for a run whose process is gone): running, or
+// a task or tool call waiting for a slot.
+func Halted(status, kind string) bool {
+	return status == StatusRunning || (status == StatusPending && kind != KindStep)
+}
+
+// Abort records the end of a run whose process exits now, without waiting
+// for its calls to end (a second Ctrl-C): every call that has not ended
+// fails with the error "execution_halted: MSG", then the run fails with
+// the error msg. It returns once that is committed; a call that still ends
+// afterwards overwrites its own row. Abort always records the run, even
+// one of a lazy store that made no call.
+func (r *Run) Abort(msg string) error {
+	now := r.store.now().UnixNano()
+	r.queueHeld() // committed with the end, in one batch
+	id := r.ID()
+	return r.store.sync(func(w *stmts) error {
+		if _, err := w.conn.ExecContext(w.ctx, haltCalls, HaltedReason+": "+msg, now, now, id); err != nil {
+			return err
+		}
+		_, err := w.finishRun.ExecContext(w.ctx, StatusFailed, now, nil, msg, id)
+		return err
+	})
+}
+
 // Call is one node of a run's tree: a task, tool or step call. Its methods
 // are safe for concurrent use.
 type Call struct {

@@ -207,6 +207,7 @@ func (c *planRunCmd) Run(a *app) error {
 	sig := a.notifyRunSignals()
 	defer sig.stop()
 	var err error
+	sig.journalAbort(e)
 	interrupted := sig.guard(func(ctx context.Context) {
 		_, err = e.RunPlan(ctx, p, engine.PlanRun{Parallel: c.Parallel, Tasks: c.Task, DryRun: c.DryRun, Resume: c.Resume != "", Stdout: a.stdout})
 	})

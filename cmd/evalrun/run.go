@@ -247,6 +247,7 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn 
 	}
 	defer a.finish(e, true)
 	var v value.Value
+	sig.journalAbort(e)
 	interrupted := sig.guard(func(ctx context.Context) {
 		v, err = e.Run(ctx, prog)
 	})

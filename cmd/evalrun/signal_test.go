@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/evalrun/evalrun/journal"
+	"github.com/evalrun/evalrun/templates"
 )
 
 // startEvalrun starts the test binary as the evalrun command (see TestMain)
@@ -162,5 +164,114 @@ func TestInterruptRepl(t *testing.T) {
 	code, stderr := wait()
 	if code != exitInterrupted || stderr != "evalrun: interrupted\n" {
 		t.Errorf("exit code %d, stderr %q; want %d and one interrupted line", code, stderr, exitInterrupted)
+	}
+}
+
+// stubbornProject writes a project whose workflow asks an agent that
+// ignores SIGTERM and SIGINT: a first Ctrl-C cannot end its run. The agent
+// creates DIR/agent-started when it starts and DIR/agent-got-term when
+// the cancellation reaches it. It returns the directory and the
+// environment to run evalrun in.
+func stubbornProject(t *testing.T) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	agent := fmt.Sprintf(`#!/bin/sh
+trap 'echo > %[1]s/agent-got-term' TERM
+trap '' INT
+echo > %[1]s/agent-started
+while :; do sleep 30 & wait; done
+`, dir)
+	files := map[string]string{
+		".evalrun/config.toml": fmt.Sprintf("[agents.stubborn]\ncommand = %q\n", filepath.Join(dir, "stubborn.sh")),
+		".evalrun/templates/review.xml": `<tasks>
+  <task name="review" type="atomic">
+    <description>Review</description>
+    <agent>stubborn</agent>
+    <instructions>Review it</instructions>
+  </task>
+</tasks>
+`,
+		"stubborn.sexp": `(step "review" (get-field (review) "content"))` + "\n",
+		"stubborn.sh":   agent,
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "EVALRUN_HOME=" + filepath.Join(home, "evalrun"),
+		templates.CeilingEnv + "=" + os.Getenv(templates.CeilingEnv)}
+	return dir, env
+}
+
+// waitFile waits until the file path exists.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not appear", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestInterruptTwiceJournal: the second Ctrl-C, while an agent that
+// ignores SIGTERM keeps the run from ending, exits at once and records
+// the run as failed "interrupted", its running call as failed
+// execution_halted: the journal keeps no run running that no process
+// runs.
+func TestInterruptTwiceJournal(t *testing.T) {
+	dir, env := stubbornProject(t)
+	cmd := evalrunCmd(t, dir, env, "run", "stubborn.sexp")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	waitFile(t, filepath.Join(dir, "agent-started"))
+	cmd.Process.Signal(syscall.SIGINT)
+	waitFile(t, filepath.Join(dir, "agent-got-term")) // the first signal cancelled the run
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted || !strings.HasSuffix(stderr.String(), "\nevalrun: interrupted\n") {
+		t.Fatalf("evalrun: %v, stderr %q; want exit %d and one interrupted line", err, stderr.String(), exitInterrupted)
+	}
+	s, err := journal.Open(filepath.Join(dir, journal.DefaultPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec, err := s.Resolve("last")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != journal.StatusFailed || rec.Error != "interrupted" || rec.FinishedAt.IsZero() {
+		t.Errorf("run: status %q, error %q, finished %v; want failed, interrupted, a finish time", rec.Status, rec.Error, rec.FinishedAt)
+	}
+	tree, err := s.Tree(rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The agent, killed, may end its call before the run's end is
+	// recorded: then that is the call's end; else it is halted.
+	journal.Walk(tree, func(n *journal.Node, _ int) bool {
+		if n.Status != journal.StatusFailed || n.FinishedAt.IsZero() {
+			t.Errorf("%s %s: status %q, finished %v; want failed, a finish time", n.Kind, n.Name, n.Status, n.FinishedAt)
+		}
+		return true
+	})
+	if len(tree) != 1 || len(tree[0].Children) != 1 {
+		t.Errorf("tree %d top-level nodes; want step review with its task", len(tree))
 	}
 }
