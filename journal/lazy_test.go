@@ -237,8 +237,10 @@ func TestEndDurableInCallLog(t *testing.T) {
 			t.Errorf("call %d inputs %s", i, value.JSON(c.Inputs))
 		}
 	}
-	if tree[0].Status != StatusRunning {
-		t.Errorf("step status %s", tree[0].Status)
+	// The step was left running by the child, which is gone: it reads as
+	// halted, the run as failed.
+	if tree[0].Status != StatusFailed || tree[0].Error != HaltedEndedError || !rec.Ended || rec.Status != StatusFailed {
+		t.Errorf("step %s %q, run %s (ended %v)", tree[0].Status, tree[0].Error, rec.Status, rec.Ended)
 	}
 	// The recovered log is gone (this store has made none: it ended no call).
 	if after, _ := filepath.Glob(path + callLogInfix + "*"); len(after) != 0 {

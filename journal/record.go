@@ -121,7 +121,8 @@ func (r *Run) insertRun(w *stmts) error {
 	for range 16 {
 		id := r.ID()
 		res, err := w.insertRun.ExecContext(w.ctx, id, info.WorkflowPath, info.WorkflowSHA256, jsonValue(info.Args),
-			StatusRunning, info.ResumedFrom, r.started.UnixNano(), info.MaxCostUSD, info.MaxTokens)
+			StatusRunning, info.ResumedFrom, r.started.UnixNano(), info.MaxCostUSD, info.MaxTokens,
+			r.store.owner.PID, r.store.owner.Host, r.store.owner.Start)
 		if err != nil {
 			return err
 		}

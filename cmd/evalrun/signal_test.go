@@ -5,12 +5,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -273,5 +275,112 @@ func TestInterruptTwiceJournal(t *testing.T) {
 	})
 	if len(tree) != 1 || len(tree[0].Children) != 1 {
 		t.Errorf("tree %d top-level nodes; want step review with its task", len(tree))
+	}
+}
+
+// killedFlow completes a model call, then loops for ever.
+const killedFlow = `(defatom greet (params name) (instructions "Hello {{name}}!"))
+(step "greet" (get-field (greet (name who)) "content"))
+(log-message "started")
+(step "wait" (loop 9223372036854775807 (+ 1 1)))
+`
+
+// killRun starts `evalrun run flow.sexp` on killedFlow in a new project,
+// kills it with SIGKILL once it has completed its model call, and returns
+// the project and the pid it had.
+func killRun(t *testing.T) (dir string, pid int) {
+	t.Helper()
+	dir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "flow.sexp"), []byte(killedFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, _ := startEvalrunIn(t, dir, nil, "run", "--provider", "echo", "--set", "who=Zed", "flow.sexp")
+	waitJournal(t, filepath.Join(dir, journal.DefaultPath), `step "wait"`, journal.StatusRunning)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait() // killed: no exit code of its own
+	return dir, cmd.Process.Pid
+}
+
+// waitJournal waits until the newest run of the journal at path has a
+// call named name (as `kind "name"` for steps, `kind name` else) with the
+// status; the journal commits what a run writes within milliseconds.
+func waitJournal(t *testing.T, path, name, status string) {
+	t.Helper()
+	s, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		found := false
+		if rec, err := s.Resolve("last"); err == nil {
+			tree, err := s.Tree(rec.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			journal.Walk(tree, func(n *journal.Node, _ int) bool {
+				label := n.Kind + " " + n.Name
+				if n.Kind == journal.KindStep {
+					label = n.Kind + " " + strconv.Quote(n.Name)
+				}
+				found = found || (label == name && n.Status == status)
+				return !found
+			})
+		}
+		if found {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the journal has no %s %s", status, name)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestKilledRunShownFailed: a run whose process was killed (SIGKILL) is
+// left running in the journal; runs and status show it as failed, with
+// the process named, and the call it was making as halted.
+func TestKilledRunShownFailed(t *testing.T) {
+	dir, pid := killRun(t)
+	host, _ := os.Hostname()
+	wantErr := fmt.Sprintf("the process running it (pid %d on %s) ended without finishing it", pid, host)
+
+	code, out, errOut := runIn(t, dir, nil, "runs")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 || !strings.Contains(lines[1], "  failed  ") {
+		t.Errorf("runs: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runIn(t, dir, nil, "status")
+	if code != 0 || !strings.Contains(out, "  failed  flow.sexp") || !strings.Contains(out, "\nerror: "+wantErr+"\n") ||
+		!strings.Contains(out, `[failed]    step "wait"`) {
+		t.Errorf("status: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runIn(t, dir, nil, "status", "--json")
+	var st struct {
+		Run struct {
+			Status, Error string
+			FinishedAt    *string `json:"finished_at"`
+		}
+		Nodes []struct {
+			Seq                 int
+			Name, Status, Error string
+		}
+		Current *int
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil || code != 0 {
+		t.Fatalf("status --json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	if st.Run.Status != "failed" || st.Run.Error != wantErr || st.Run.FinishedAt != nil {
+		t.Errorf("status --json run: %+v", st.Run)
+	}
+	var nodes []string
+	for _, n := range st.Nodes {
+		nodes = append(nodes, fmt.Sprint(n.Seq, " ", n.Name, " ", n.Status, " ", n.Error))
+	}
+	want := []string{"1 greet completed ", "2 wait failed execution_halted: the process running the run ended"}
+	if strings.Join(nodes, "\n") != strings.Join(want, "\n") || st.Current == nil || *st.Current != 2 {
+		t.Errorf("status --json nodes:\n%s\ncurrent %v; want:\n%s\ncurrent 2", strings.Join(nodes, "\n"), st.Current, strings.Join(want, "\n"))
 	}
 }
