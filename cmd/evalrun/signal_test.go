@@ -384,3 +384,43 @@ func TestKilledRunShownFailed(t *testing.T) {
 		t.Errorf("status --json nodes:\n%s\ncurrent %v; want:\n%s\ncurrent 2", strings.Join(nodes, "\n"), st.Current, strings.Join(want, "\n"))
 	}
 }
+
+// TestResumeKilledRun: --resume of a run whose process was killed works as
+// for a failed run: its completed model call is replayed, and the new run
+// records the one it resumes.
+func TestResumeKilledRun(t *testing.T) {
+	dir, _ := killRun(t)
+	killed := strings.Replace(killedFlow, "9223372036854775807", "3", 1)
+	if err := os.WriteFile(filepath.Join(dir, "flow.sexp"), []byte(killed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := runIn(t, dir, nil, "runs", "--json")
+	var runs []struct{ ID, Status string }
+	if err := json.Unmarshal([]byte(out), &runs); err != nil || len(runs) != 1 || runs[0].Status != "failed" {
+		t.Fatalf("runs --json: %v\n%s", err, out)
+	}
+	code, out, errOut := runIn(t, dir, nil, "run", "--resume", "last")
+	if code != 0 || !strings.Contains(errOut, "warning: the workflow changed since run "+runs[0].ID) ||
+		!strings.Contains(errOut, "\nusage: 1 model call (1 replayed), ") {
+		t.Fatalf("run --resume last: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runIn(t, dir, nil, "status", "--json")
+	var st struct {
+		Run struct {
+			Status      string
+			ResumedFrom string `json:"resumed_from"`
+		}
+		Nodes []struct {
+			Name     string
+			Status   string
+			Children []struct{ Replayed bool }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil || code != 0 {
+		t.Fatalf("status --json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	if st.Run.Status != "completed" || st.Run.ResumedFrom != runs[0].ID || len(st.Nodes) != 2 ||
+		len(st.Nodes[0].Children) != 1 || !st.Nodes[0].Children[0].Replayed || st.Nodes[1].Status != "completed" {
+		t.Errorf("the resumed run: %s", out)
+	}
+}
