@@ -57,22 +57,32 @@ const (
 )
 
 // WriteRuns writes the runs, newest first: one line each (id, status,
-// start time, duration, calls, workflow), or with asJSON an array of RUN
-// objects (see WriteStatus). An error reading the journal is an *Error of
-// KindUsage; an error writing w is returned as it is.
+// start time, duration, calls, workflow) below a header, or with asJSON an
+// array of RUN objects (see WriteStatus). A journal without runs is one
+// line saying so instead of a lone header (`[]` with asJSON). An error
+// reading the journal is an *Error of KindUsage; an error writing w is
+// returned as it is.
 func (h *History) WriteRuns(w io.Writer, asJSON bool) error {
 	runs, err := h.store.Runs(0)
 	if err != nil {
 		return &Error{Kind: KindUsage, Err: err}
 	}
-	return writeRuns(w, runs, asJSON)
+	none := "no runs yet: the journal " + journal.DefaultPath + " has none (evalrun run, eval and task record them)"
+	return writeRuns(w, runs, asJSON, none)
 }
 
 // WriteNoRuns writes what WriteRuns writes for a project without a
-// journal.
-func WriteNoRuns(w io.Writer, asJSON bool) error { return writeRuns(w, nil, asJSON) }
+// journal: the line of `evalrun status`'s error, or `[]` with asJSON.
+func WriteNoRuns(w io.Writer, asJSON bool) error {
+	return writeRuns(w, nil, asJSON, NoJournalError("last").Error())
+}
 
-func writeRuns(w io.Writer, runs []*journal.RunRecord, asJSON bool) error {
+// writeRuns writes runs; none is the line written when there are none.
+func writeRuns(w io.Writer, runs []*journal.RunRecord, asJSON bool, none string) error {
+	if !asJSON && len(runs) == 0 {
+		_, err := io.WriteString(w, none+"\n")
+		return err
+	}
 	if asJSON {
 		l := make(value.List, len(runs))
 		for i, r := range runs {
