@@ -424,3 +424,38 @@ func TestResumeKilledRun(t *testing.T) {
 		t.Errorf("the resumed run: %s", out)
 	}
 }
+
+// TestHangupJournal: SIGHUP (the terminal closed) ends a run at once, as a
+// second Ctrl-C does: exit 130, the run recorded as failed "interrupted"
+// and the step it was running as failed execution_halted.
+func TestHangupJournal(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "flow.sexp"), []byte(killedFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, wait := startEvalrunIn(t, dir, nil, "run", "--provider", "echo", "--set", "who=Zed", "flow.sexp")
+	waitJournal(t, filepath.Join(dir, journal.DefaultPath), `step "wait"`, journal.StatusRunning)
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := wait(); code != exitInterrupted || !strings.HasSuffix(stderr, "evalrun: interrupted\n") {
+		t.Fatalf("exit %d, stderr %q; want %d, interrupted", code, stderr, exitInterrupted)
+	}
+	s, err := journal.Open(filepath.Join(dir, journal.DefaultPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec, err := s.Resolve("last")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := s.Tree(rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != journal.StatusFailed || rec.Error != "interrupted" || rec.Ended || len(tree) != 2 ||
+		tree[1].Status != journal.StatusFailed || tree[1].Error != "execution_halted: interrupted" {
+		t.Errorf("run %s %q (ended %v), tree %+v", rec.Status, rec.Error, rec.Ended, tree)
+	}
+}

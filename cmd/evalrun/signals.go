@@ -57,6 +57,11 @@ func notifySignals(stderr io.Writer) *signals {
 	return s
 }
 
+// hangup makes SIGHUP end the process at once, as a second SIGINT does,
+// while run runs: its agents are killed and its run recorded as failed
+// (abort). Outside run the signal waits, like the others, for pending.
+func (s *signals) hangup() { signal.Notify(s.ch, syscall.SIGHUP) }
+
 // stop restores the default handling of the signals.
 func (s *signals) stop() { signal.Stop(s.ch) }
 
@@ -88,9 +93,11 @@ func (s *signals) run(parent context.Context, fn func(ctx context.Context)) (int
 		n := 0
 		for {
 			select {
-			case <-s.ch:
+			case sig := <-s.ch:
 				n++
-				if n == 1 {
+				// SIGHUP (the terminal is gone) ends the run at once, as
+				// a second signal does: nobody is left to wait for it.
+				if n == 1 && sig != syscall.SIGHUP {
 					if s.onCancel != nil {
 						s.onCancel()
 					}
