@@ -3,10 +3,12 @@ package journal
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/evalrun/evalrun/value"
@@ -85,6 +87,11 @@ type Run struct {
 	pending  []*Call
 	recorded bool // the run's writes go to the store's queue
 	held     []op // the writes of a run not recorded yet (OpenLazy)
+	// rowTicket is the ticket of the last write queueHeld queued (the
+	// run's row and its planned steps); rowCommitted is set once it is
+	// known to be committed (waitRow).
+	rowTicket    uint64
+	rowCommitted atomic.Bool
 }
 
 // StartRun starts a run with status running and returns it. Its id is the
@@ -189,8 +196,36 @@ func (r *Run) queueHeld() uint64 {
 	for _, o := range r.held {
 		ticket = r.store.enqueue(o, false)
 	}
-	r.held, r.recorded = nil, true
+	r.held, r.recorded, r.rowTicket = nil, true, ticket
 	return ticket
+}
+
+// waitRow returns once the run's row is committed. A call's end made
+// durable in the call log must not outlive its run's row: a process
+// killed after the end and before the row's commit would leave calls
+// that no run holds.
+func (r *Run) waitRow() error {
+	if r.rowCommitted.Load() {
+		return nil
+	}
+	r.mu.Lock()
+	t := r.rowTicket
+	r.mu.Unlock()
+	if t == 0 {
+		return nil // not queued: written with the call's own commit
+	}
+	if err := r.store.flushTo(t); err != nil {
+		return err
+	}
+	q := &r.store.q
+	q.mu.Lock()
+	failed := q.failFrom < t && t <= q.failTo
+	q.mu.Unlock()
+	if failed {
+		return errors.New("journal: the run's row was not written")
+	}
+	r.rowCommitted.Store(true)
+	return nil
 }
 
 // queue queues a write of the run; the caller holds r.mu.
@@ -569,7 +604,7 @@ func (c *Call) End(status string, result value.Value, errMsg string, usage Usage
 		entry = c.logEntry()
 		r.mu.Unlock()
 	}
-	if entry != nil && log.append(entry, t) == nil {
+	if entry != nil && r.waitRow() == nil && log.append(entry, t) == nil {
 		return s.takeAsyncErr() // durable in the call log, committed shortly
 	}
 	return s.wait(t)
