@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -159,12 +160,32 @@ type Resume struct {
 	// names no model either, Role and Contexts when it names none.
 	Provider, Model, Agent, Role string
 	Contexts                     []string
+	// Running is set when the run is recorded as running and its process
+	// is not known to be gone (journal.Owner.Gone): it may still be making
+	// the calls that the new run makes again. Owner is that process (PID
+	// 0 when unknown).
+	Running bool
+	Owner   journal.Owner
 
 	sha256 string
 	// maxCostUSD and maxTokens are the budgets given for the run, kept
 	// when the resuming run is given none (SPEC §14.9).
 	maxCostUSD float64
 	maxTokens  int64
+}
+
+// RunningWarning is the warning for resuming a run that is recorded as
+// running (Running), "" for any other: "run ID is still running (pid N on
+// HOST): the calls it has not completed run again in this run".
+func (r *Resume) RunningWarning() string {
+	if !r.Running {
+		return ""
+	}
+	by := ""
+	if r.Owner.PID > 0 {
+		by = fmt.Sprintf(" (pid %d on %s)", r.Owner.PID, r.Owner.Host)
+	}
+	return fmt.Sprintf("run %s is still running%s: the calls it has not completed run again in this run", r.ID, by)
 }
 
 // Changed reports whether text differs from the workflow text the run
@@ -193,7 +214,8 @@ func FindResume(opts Options, ref string) (*Resume, error) {
 	if err != nil {
 		return nil, errorf(KindUsage, "--resume: %v", err)
 	}
-	r := &Resume{ID: rec.ID, Workflow: rec.WorkflowPath, sha256: rec.WorkflowSHA256, maxCostUSD: rec.MaxCostUSD, maxTokens: rec.MaxTokens}
+	r := &Resume{ID: rec.ID, Workflow: rec.WorkflowPath, sha256: rec.WorkflowSHA256, maxCostUSD: rec.MaxCostUSD, maxTokens: rec.MaxTokens,
+		Running: rec.Status == journal.StatusRunning, Owner: rec.Owner}
 	args, _ := rec.Args.(*value.Dict)
 	set, current := argsSet(args)
 	if !current {

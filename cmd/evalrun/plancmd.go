@@ -194,6 +194,9 @@ func (c *planRunCmd) Run(a *app) error {
 				a.errorf("%v", err)
 				return exit(exitUsage)
 			}
+			if w := resumed.RunningWarning(); w != "" {
+				fmt.Fprintf(a.stderr, "warning: %s\n", w)
+			}
 		}
 	} else if c.Resume != "" {
 		a.errorf("--resume cannot be used with --dry-run: dry runs are not journaled")

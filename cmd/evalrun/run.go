@@ -124,6 +124,9 @@ func (a *app) runFiles(files []string, flags evalFlags, resume string) int {
 			a.errorf("%v", err)
 			return exitUsage
 		}
+		if w := resumed.RunningWarning(); w != "" {
+			fmt.Fprintf(a.stderr, "warning: %s\n", w)
+		}
 		if len(files) == 0 {
 			if resumed.Files == nil {
 				a.errorf("--resume %s: run %s did not evaluate workflow files: give FILE", resume, resumed.ID)

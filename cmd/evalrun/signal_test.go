@@ -401,7 +401,7 @@ func TestResumeKilledRun(t *testing.T) {
 	}
 	code, out, errOut := runIn(t, dir, nil, "run", "--resume", "last")
 	if code != 0 || !strings.Contains(errOut, "warning: the workflow changed since run "+runs[0].ID) ||
-		!strings.Contains(errOut, "\nusage: 1 model call (1 replayed), ") {
+		!strings.Contains(errOut, "\nusage: 1 model call (1 replayed), ") || strings.Contains(errOut, "still running") {
 		t.Fatalf("run --resume last: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, errOut = runIn(t, dir, nil, "status", "--json")
@@ -457,5 +457,32 @@ func TestHangupJournal(t *testing.T) {
 	if rec.Status != journal.StatusFailed || rec.Error != "interrupted" || rec.Ended || len(tree) != 2 ||
 		tree[1].Status != journal.StatusFailed || tree[1].Error != "execution_halted: interrupted" {
 		t.Errorf("run %s %q (ended %v), tree %+v", rec.Status, rec.Error, rec.Ended, tree)
+	}
+}
+
+// TestResumeRunningRunWarns: resuming a run whose process still runs warns
+// that the calls it has not completed run again.
+func TestResumeRunningRunWarns(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "flow.sexp"), []byte(killedFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, _ := startEvalrunIn(t, dir, nil, "run", "--provider", "echo", "--set", "who=Zed", "flow.sexp")
+	waitJournal(t, filepath.Join(dir, journal.DefaultPath), `step "wait"`, journal.StatusRunning)
+	short := strings.Replace(killedFlow, "9223372036854775807", "3", 1)
+	if err := os.WriteFile(filepath.Join(dir, "flow.sexp"), []byte(short), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := runIn(t, dir, nil, "runs", "--json")
+	var runs []struct{ ID, Status string }
+	if err := json.Unmarshal([]byte(out), &runs); err != nil || len(runs) != 1 || runs[0].Status != "running" {
+		t.Fatalf("runs --json: %v\n%s", err, out)
+	}
+	host, _ := os.Hostname()
+	code, _, errOut := runIn(t, dir, nil, "run", "--resume", "last")
+	want := fmt.Sprintf("warning: run %s is still running (pid %d on %s): the calls it has not completed run again in this run\n",
+		runs[0].ID, cmd.Process.Pid, host)
+	if code != 0 || !strings.HasPrefix(errOut, want) {
+		t.Errorf("run --resume last: exit %d, stderr\n%s\nwant it to start with\n%s", code, errOut, want)
 	}
 }
