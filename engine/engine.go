@@ -555,6 +555,19 @@ func (e *Engine) Finish(final value.Value, err error) {
 	}
 }
 
+// Abort records the end of a run whose process is about to exit without
+// waiting for its calls (a second Ctrl-C, SPEC §6.7): the run fails with
+// the error msg and its calls that have not ended fail with
+// execution_halted. It waits at most within for the journal and reports
+// whether the end was recorded; it does nothing (and reports true) for a
+// run that is not journaled or whose end is recorded already.
+func (e *Engine) Abort(msg string, within time.Duration) bool {
+	if e.journal == nil {
+		return true
+	}
+	return e.journal.abort(msg, within)
+}
+
 // RunID returns the run's id: the journal's when the run is journaled
 // (which takes new random digits when its row is first written if another
 // process took the id in the same second), else the id of its dry-run

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -57,22 +58,32 @@ const (
 )
 
 // WriteRuns writes the runs, newest first: one line each (id, status,
-// start time, duration, calls, workflow), or with asJSON an array of RUN
-// objects (see WriteStatus). An error reading the journal is an *Error of
-// KindUsage; an error writing w is returned as it is.
+// start time, duration, calls, workflow) below a header, or with asJSON an
+// array of RUN objects (see WriteStatus). A journal without runs is one
+// line saying so instead of a lone header (`[]` with asJSON). An error
+// reading the journal is an *Error of KindUsage; an error writing w is
+// returned as it is.
 func (h *History) WriteRuns(w io.Writer, asJSON bool) error {
 	runs, err := h.store.Runs(0)
 	if err != nil {
 		return &Error{Kind: KindUsage, Err: err}
 	}
-	return writeRuns(w, runs, asJSON)
+	none := "no runs yet: the journal " + journal.DefaultPath + " has none (evalrun run, eval and task record them)"
+	return writeRuns(w, runs, asJSON, none)
 }
 
 // WriteNoRuns writes what WriteRuns writes for a project without a
-// journal.
-func WriteNoRuns(w io.Writer, asJSON bool) error { return writeRuns(w, nil, asJSON) }
+// journal: the line of `evalrun status`'s error, or `[]` with asJSON.
+func WriteNoRuns(w io.Writer, asJSON bool) error {
+	return writeRuns(w, nil, asJSON, NoJournalError("last").Error())
+}
 
-func writeRuns(w io.Writer, runs []*journal.RunRecord, asJSON bool) error {
+// writeRuns writes runs; none is the line written when there are none.
+func writeRuns(w io.Writer, runs []*journal.RunRecord, asJSON bool, none string) error {
+	if !asJSON && len(runs) == 0 {
+		_, err := io.WriteString(w, none+"\n")
+		return err
+	}
 	if asJSON {
 		l := make(value.List, len(runs))
 		for i, r := range runs {
@@ -156,12 +167,32 @@ type Resume struct {
 	// names no model either, Role and Contexts when it names none.
 	Provider, Model, Agent, Role string
 	Contexts                     []string
+	// Running is set when the run is recorded as running and its process
+	// is not known to be gone (journal.Owner.Gone): it may still be making
+	// the calls that the new run makes again. Owner is that process (PID
+	// 0 when unknown).
+	Running bool
+	Owner   journal.Owner
 
 	sha256 string
 	// maxCostUSD and maxTokens are the budgets given for the run, kept
 	// when the resuming run is given none (SPEC §14.9).
 	maxCostUSD float64
 	maxTokens  int64
+}
+
+// RunningWarning is the warning for resuming a run that is recorded as
+// running (Running), "" for any other: "run ID is still running (pid N on
+// HOST): the calls it has not completed run again in this run".
+func (r *Resume) RunningWarning() string {
+	if !r.Running {
+		return ""
+	}
+	by := ""
+	if r.Owner.PID > 0 {
+		by = fmt.Sprintf(" (pid %d on %s)", r.Owner.PID, r.Owner.Host)
+	}
+	return fmt.Sprintf("run %s is still running%s: the calls it has not completed run again in this run", r.ID, by)
 }
 
 // Changed reports whether text differs from the workflow text the run
@@ -190,7 +221,8 @@ func FindResume(opts Options, ref string) (*Resume, error) {
 	if err != nil {
 		return nil, errorf(KindUsage, "--resume: %v", err)
 	}
-	r := &Resume{ID: rec.ID, Workflow: rec.WorkflowPath, sha256: rec.WorkflowSHA256, maxCostUSD: rec.MaxCostUSD, maxTokens: rec.MaxTokens}
+	r := &Resume{ID: rec.ID, Workflow: rec.WorkflowPath, sha256: rec.WorkflowSHA256, maxCostUSD: rec.MaxCostUSD, maxTokens: rec.MaxTokens,
+		Running: rec.Status == journal.StatusRunning, Owner: rec.Owner}
 	args, _ := rec.Args.(*value.Dict)
 	set, current := argsSet(args)
 	if !current {

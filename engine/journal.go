@@ -160,6 +160,27 @@ func (j *runJournal) finish(final value.Value, err error) {
 	})
 }
 
+// abort records the run as failed with the error msg and its unfinished
+// calls as failed execution_halted (journal.Run.Abort), unless the run's
+// end was recorded already, waiting at most within: the process exits
+// next, whether the journal answered or not. It reports whether the end
+// is recorded.
+func (j *runJournal) abort(msg string, within time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		j.finished.Do(func() { j.warn(j.run.Abort(msg)) })
+	}()
+	t := time.NewTimer(within)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 // close finishes the run if nothing did (as failed) and closes the store.
 func (j *runJournal) close() error {
 	j.finish(nil, errors.New("the run ended without a result"))

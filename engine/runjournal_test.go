@@ -111,3 +111,40 @@ func TestCancelledWhileWaiting(t *testing.T) {
 		t.Errorf("task nodes %q", got)
 	}
 }
+
+// TestWriteRunsWithoutRuns: `evalrun runs` without runs prints one line
+// saying so, not a lone header, whether the journal is missing or empty;
+// --json prints [].
+func TestWriteRunsWithoutRuns(t *testing.T) {
+	var b strings.Builder
+	if err := engine.WriteNoRuns(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "no runs yet: the journal .evalrun/journal.db does not exist (evalrun run, eval and task create it)\n"; b.String() != want {
+		t.Errorf("no journal: %q, want %q", b.String(), want)
+	}
+
+	dir := project(t, map[string]string{})
+	s, err := journal.Open(filepath.Join(dir, journal.DefaultPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	h, ok, err := engine.OpenHistory(engine.Options{WorkDir: dir, Getenv: env(t)})
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	defer h.Close()
+	for asJSON, want := range map[bool]string{
+		false: "no runs yet: the journal .evalrun/journal.db has none (evalrun run, eval and task record them)\n",
+		true:  "[]\n",
+	} {
+		b.Reset()
+		if err := h.WriteRuns(&b, asJSON); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != want {
+			t.Errorf("empty journal, json %v: %q, want %q", asJSON, b.String(), want)
+		}
+	}
+}

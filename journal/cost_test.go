@@ -3,6 +3,7 @@ package journal
 import (
 	"database/sql"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -96,6 +97,45 @@ func TestMigrateSchema1(t *testing.T) {
 	var version int
 	rdb := must[*sql.DB](t)(s.reader())
 	check(t, rdb.QueryRow("SELECT version FROM schema_version").Scan(&version))
+	if version != SchemaVersion {
+		t.Errorf("schema version %d, want %d", version, SchemaVersion)
+	}
+}
+
+// TestMigrateSchema2: a journal written by schema version 2 (no owner
+// columns) is migrated when opened; its running run, of an unknown
+// process, still reads as running, and a new run records its process.
+func TestMigrateSchema2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	db, err := sql.Open("sqlite", path)
+	check(t, err)
+	v2 := strings.NewReplacer(`,
+	owner_pid     INTEGER NOT NULL DEFAULT 0,
+	owner_host    TEXT NOT NULL DEFAULT '',
+	owner_start   TEXT NOT NULL DEFAULT ''`, "").Replace(schema)
+	if v2 == schema {
+		t.Fatal("the owner columns are not where the test looks for them")
+	}
+	for _, q := range []string{v2, `INSERT INTO schema_version VALUES (2)`,
+		`INSERT INTO runs (id, workflow, workflow_sha, status, started_at) VALUES ('20250101-000000-aaaa', 'w.sexp', '', 'running', 1)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	check(t, db.Close())
+
+	s := must[*Store](t)(Open(path))
+	defer s.Close()
+	if old := must[*RunRecord](t)(s.GetRun("20250101-000000-aaaa")); old.Status != StatusRunning || old.Owner != (Owner{}) {
+		t.Errorf("old run: %q, owner %+v", old.Status, old.Owner)
+	}
+	r := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "w.sexp"}))
+	if got := must[*RunRecord](t)(s.GetRun(r.ID())); got.Owner != CurrentOwner() {
+		t.Errorf("new run's owner %+v, want %+v", got.Owner, CurrentOwner())
+	}
+	var version int
+	check(t, must[*sql.DB](t)(s.reader()).QueryRow("SELECT version FROM schema_version").Scan(&version))
 	if version != SchemaVersion {
 		t.Errorf("schema version %d, want %d", version, SchemaVersion)
 	}

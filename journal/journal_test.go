@@ -411,3 +411,59 @@ func TestRunIDCollisionAcrossProcesses(t *testing.T) {
 		}
 	}
 }
+
+// TestAbort: Abort fails the calls that have not ended (running ones and
+// calls waiting for a slot) with execution_halted and the run with the
+// message; ended calls and planned steps never started keep their state.
+func TestAbort(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	run, err := s.StartRun(RunInfo{WorkflowPath: "w.sexp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.AddPendingSteps([]string{"a", "later"}); err != nil {
+		t.Fatal(err)
+	}
+	step, _ := run.Begin(nil, KindStep, "a", "", nil)
+	done, _ := run.Begin(step, KindTask, "done", "h1", nil)
+	done.Running()
+	if err := done.End(StatusCompleted, nil, "", Usage{}, 0, false); err != nil {
+		t.Fatal(err)
+	}
+	running, _ := run.Begin(step, KindTask, "running", "h2", nil)
+	running.Running()
+	run.Begin(step, KindTool, "waiting", "", nil) // pending: waits for a slot
+	if err := run.Abort("interrupted"); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.GetRun(run.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != StatusFailed || rec.Error != "interrupted" || rec.FinishedAt.IsZero() {
+		t.Errorf("run: %q %q %v; want failed, interrupted, a finish time", rec.Status, rec.Error, rec.FinishedAt)
+	}
+	tree, err := s.Tree(run.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	Walk(tree, func(n *Node, _ int) bool {
+		got = append(got, fmt.Sprintf("%s %s %s %q finished=%v", n.Kind, n.Name, n.Status, n.Error, !n.FinishedAt.IsZero()))
+		return true
+	})
+	want := []string{
+		`step a failed "execution_halted: interrupted" finished=true`,
+		`task done completed "" finished=true`,
+		`task running failed "execution_halted: interrupted" finished=true`,
+		`tool waiting failed "execution_halted: interrupted" finished=true`,
+		`step later pending "" finished=false`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -237,8 +237,10 @@ func TestEndDurableInCallLog(t *testing.T) {
 			t.Errorf("call %d inputs %s", i, value.JSON(c.Inputs))
 		}
 	}
-	if tree[0].Status != StatusRunning {
-		t.Errorf("step status %s", tree[0].Status)
+	// The step was left running by the child, which is gone: it reads as
+	// halted, the run as failed.
+	if tree[0].Status != StatusFailed || tree[0].Error != HaltedEndedError || !rec.Ended || rec.Status != StatusFailed {
+		t.Errorf("step %s %q, run %s (ended %v)", tree[0].Status, tree[0].Error, rec.Status, rec.Ended)
 	}
 	// The recovered log is gone (this store has made none: it ended no call).
 	if after, _ := filepath.Glob(path + callLogInfix + "*"); len(after) != 0 {
@@ -354,5 +356,41 @@ func TestFirstEndUsesTheCallLog(t *testing.T) {
 			t.Fatalf("round %d: the first End made no call log", i)
 		}
 		check(t, s.Close())
+	}
+}
+
+// TestFirstEndKeepsItsRun: a process that dies right after the first call
+// of a lazy store's run ended leaves the run's row with the call: the
+// call's end is durable only once the run's row is committed.
+func TestFirstEndKeepsItsRun(t *testing.T) {
+	if !callLogSupported {
+		t.Skip("no call log on this system")
+	}
+	if path := os.Getenv("EVALRUN_JOURNAL_FIRST_END"); path != "" {
+		s := OpenLazy(path)
+		s.flushDelay = time.Hour
+		run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "w.sexp"}))
+		c := must[*Call](t)(run.Begin(nil, KindTask, "t", "h", nil))
+		res := &value.TaskResult{Status: value.StatusComplete, Content: "answer", Notes: value.NewDict(0)}
+		if err := c.End(StatusCompleted, res, "", Usage{Turns: 1}, 0, false); err != nil {
+			panic(err)
+		}
+		os.Exit(0)
+	}
+	path := filepath.Join(t.TempDir(), ".evalrun", "journal.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFirstEndKeepsItsRun$")
+	cmd.Env = append(os.Environ(), "EVALRUN_JOURNAL_FIRST_END="+path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	s := must[*Store](t)(Open(path))
+	defer s.Close()
+	rec, err := s.Resolve("last")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := must[[]*Node](t)(s.Tree(rec.ID))
+	if len(tree) != 1 || tree[0].Status != StatusCompleted || tree[0].Name != "t" {
+		t.Errorf("run %s %s, tree %+v", rec.ID, rec.Status, tree)
 	}
 }

@@ -3,10 +3,12 @@ package journal
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/evalrun/evalrun/value"
@@ -85,6 +87,11 @@ type Run struct {
 	pending  []*Call
 	recorded bool // the run's writes go to the store's queue
 	held     []op // the writes of a run not recorded yet (OpenLazy)
+	// rowTicket is the ticket of the last write queueHeld queued (the
+	// run's row and its planned steps); rowCommitted is set once it is
+	// known to be committed (waitRow).
+	rowTicket    uint64
+	rowCommitted atomic.Bool
 }
 
 // StartRun starts a run with status running and returns it. Its id is the
@@ -121,7 +128,8 @@ func (r *Run) insertRun(w *stmts) error {
 	for range 16 {
 		id := r.ID()
 		res, err := w.insertRun.ExecContext(w.ctx, id, info.WorkflowPath, info.WorkflowSHA256, jsonValue(info.Args),
-			StatusRunning, info.ResumedFrom, r.started.UnixNano(), info.MaxCostUSD, info.MaxTokens)
+			StatusRunning, info.ResumedFrom, r.started.UnixNano(), info.MaxCostUSD, info.MaxTokens,
+			r.store.owner.PID, r.store.owner.Host, r.store.owner.Start)
 		if err != nil {
 			return err
 		}
@@ -188,8 +196,36 @@ func (r *Run) queueHeld() uint64 {
 	for _, o := range r.held {
 		ticket = r.store.enqueue(o, false)
 	}
-	r.held, r.recorded = nil, true
+	r.held, r.recorded, r.rowTicket = nil, true, ticket
 	return ticket
+}
+
+// waitRow returns once the run's row is committed. A call's end made
+// durable in the call log must not outlive its run's row: a process
+// killed after the end and before the row's commit would leave calls
+// that no run holds.
+func (r *Run) waitRow() error {
+	if r.rowCommitted.Load() {
+		return nil
+	}
+	r.mu.Lock()
+	t := r.rowTicket
+	r.mu.Unlock()
+	if t == 0 {
+		return nil // not queued: written with the call's own commit
+	}
+	if err := r.store.flushTo(t); err != nil {
+		return err
+	}
+	q := &r.store.q
+	q.mu.Lock()
+	failed := q.failFrom < t && t <= q.failTo
+	q.mu.Unlock()
+	if failed {
+		return errors.New("journal: the run's row was not written")
+	}
+	r.rowCommitted.Store(true)
+	return nil
 }
 
 // queue queues a write of the run; the caller holds r.mu.
@@ -231,6 +267,43 @@ func (r *Run) Finish(status string, final value.Value, err error) error {
 	r.queueHeld() // committed with the end, in one batch
 	return r.store.sync(func(w *stmts) error {
 		_, err := w.finishRun.ExecContext(w.ctx, status, finished, finalJSON, msg, r.ID())
+		return err
+	})
+}
+
+// HaltedReason is the error reason of the calls a run left unfinished when
+// its process exited without waiting for them (Run.Abort), or died
+// (SPEC §6.7's execution_halted).
+const HaltedReason = "execution_halted"
+
+// haltCalls is the update that fails the calls of a run that have not
+// ended: running ones, and task and tool calls still waiting for a slot.
+// Planned steps that never started stay pending, as in any failed run.
+const haltCalls = `UPDATE calls SET status = 'failed', error = ?, started_at = COALESCE(started_at, ?), finished_at = ?
+	WHERE run_id = ? AND (status = 'running' OR (status = 'pending' AND kind <> 'step'))`
+
+// Halted reports whether a call with this status and kind is one Abort
+// fails (and a reader fails for a run whose process is gone): running, or
+// a task or tool call waiting for a slot.
+func Halted(status, kind string) bool {
+	return status == StatusRunning || (status == StatusPending && kind != KindStep)
+}
+
+// Abort records the end of a run whose process exits now, without waiting
+// for its calls to end (a second Ctrl-C): every call that has not ended
+// fails with the error "execution_halted: MSG", then the run fails with
+// the error msg. It returns once that is committed; a call that still ends
+// afterwards overwrites its own row. Abort always records the run, even
+// one of a lazy store that made no call.
+func (r *Run) Abort(msg string) error {
+	now := r.store.now().UnixNano()
+	r.queueHeld() // committed with the end, in one batch
+	id := r.ID()
+	return r.store.sync(func(w *stmts) error {
+		if _, err := w.conn.ExecContext(w.ctx, haltCalls, HaltedReason+": "+msg, now, now, id); err != nil {
+			return err
+		}
+		_, err := w.finishRun.ExecContext(w.ctx, StatusFailed, now, nil, msg, id)
 		return err
 	})
 }
@@ -531,7 +604,7 @@ func (c *Call) End(status string, result value.Value, errMsg string, usage Usage
 		entry = c.logEntry()
 		r.mu.Unlock()
 	}
-	if entry != nil && log.append(entry, t) == nil {
+	if entry != nil && r.waitRow() == nil && log.append(entry, t) == nil {
 		return s.takeAsyncErr() // durable in the call log, committed shortly
 	}
 	return s.wait(t)

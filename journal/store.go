@@ -31,7 +31,12 @@ const DefaultPath = ".evalrun/journal.db"
 // SPEC §14.9) and the budgets given for a run, runs.max_cost_usd and
 // runs.max_tokens (0 when none); a version 1 journal is migrated when it
 // is opened.
-const SchemaVersion = 2
+//
+// Version 3 added the process running a run (Owner): runs.owner_pid,
+// owner_host and owner_start (0 and "" for the runs of older versions,
+// whose process is unknown); a version 1 or 2 journal is migrated when it
+// is opened.
+const SchemaVersion = 3
 
 // The statuses of runs and calls (SPEC §16.2).
 const (
@@ -63,7 +68,10 @@ CREATE TABLE IF NOT EXISTS runs (
 	final         TEXT,
 	error         TEXT NOT NULL DEFAULT '',
 	max_cost_usd  REAL NOT NULL DEFAULT 0,
-	max_tokens    INTEGER NOT NULL DEFAULT 0
+	max_tokens    INTEGER NOT NULL DEFAULT 0,
+	owner_pid     INTEGER NOT NULL DEFAULT 0,
+	owner_host    TEXT NOT NULL DEFAULT '',
+	owner_start   TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS calls (
 	id            INTEGER PRIMARY KEY,
@@ -110,6 +118,9 @@ type Store struct {
 	log     atomic.Pointer[callLog]
 	logOnce sync.Once
 
+	// owner is the process recorded as running the runs it starts.
+	owner Owner
+
 	// now, random and flushDelay are replaced by tests.
 	now        func() time.Time
 	random     func() string
@@ -142,7 +153,7 @@ func OpenLazy(path string) *Store {
 }
 
 func newStore(path string) *Store {
-	return &Store{path: path, now: time.Now, random: randomHex4, flushDelay: flushDelay}
+	return &Store{path: path, owner: CurrentOwner(), now: time.Now, random: randomHex4, flushDelay: flushDelay}
 }
 
 // writer returns the write statements, opening the database on first use.
@@ -238,6 +249,15 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 	}); err != nil {
 		return fmt.Errorf("migrating the journal to schema version 2: %w", err)
 	}
+	// Version 3 added the process running a run (Owner); older runs have
+	// none (0, ''), so that no reader takes their process for gone.
+	if err := addMissingColumns(ctx, tx, []columnDef{
+		{"runs", "owner_pid", "INTEGER NOT NULL DEFAULT 0"},
+		{"runs", "owner_host", "TEXT NOT NULL DEFAULT ''"},
+		{"runs", "owner_start", "TEXT NOT NULL DEFAULT ''"},
+	}); err != nil {
+		return fmt.Errorf("migrating the journal to schema version 3: %w", err)
+	}
 	var version int
 	err = tx.QueryRowContext(ctx, "SELECT version FROM schema_version").Scan(&version)
 	switch {
@@ -247,7 +267,7 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 		}
 	case err != nil:
 		return err
-	case version == 1:
+	case version == 1 || version == 2:
 		if _, err := tx.ExecContext(ctx, "UPDATE schema_version SET version = ?", SchemaVersion); err != nil {
 			return err
 		}
@@ -373,6 +393,13 @@ type RunRecord struct {
 	// LastActivity is the latest start or end time of any of its calls (or
 	// StartedAt), used as the end of a run that never finished.
 	LastActivity time.Time
+	// Owner is the process that ran it (its PID is 0 for runs recorded
+	// before schema version 3).
+	Owner Owner
+	// Ended is set for a run recorded as running whose process is gone
+	// (Owner.Gone): it will never finish, and the record shows it as
+	// failed with Owner.EndedError (the row is not changed).
+	Ended bool
 }
 
 // Duration is the run's wall time: to FinishedAt, or to its last recorded
@@ -389,7 +416,7 @@ func (r *RunRecord) Duration() time.Duration {
 }
 
 const runColumns = `r.id, r.workflow, r.workflow_sha, r.arguments, r.status, r.resumed_from, r.started_at, r.finished_at, r.final, r.error,
-	r.max_cost_usd, r.max_tokens,
+	r.max_cost_usd, r.max_tokens, r.owner_pid, r.owner_host, r.owner_start,
 	(SELECT COUNT(*) FROM calls c WHERE c.run_id = r.id AND c.status <> 'pending'),
 	(SELECT COALESCE(SUM(c.input_tokens + c.output_tokens), 0) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task'),
 	(SELECT COALESCE(SUM(c.cost_usd), 0) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task' AND c.replayed = 0),
@@ -406,7 +433,7 @@ func scanRun(sc scanner) (*RunRecord, error) {
 	var started int64
 	var finished, last sql.NullInt64
 	if err := sc.Scan(&r.ID, &r.WorkflowPath, &r.WorkflowSHA256, &args, &r.Status, &r.ResumedFrom, &started, &finished,
-		&final, &r.Error, &r.MaxCostUSD, &r.MaxTokens, &r.Calls, &r.Tokens, &r.CostUSD, &r.ReplayedCostUSD, &r.CostUnknown, &last); err != nil {
+		&final, &r.Error, &r.MaxCostUSD, &r.MaxTokens, &r.Owner.PID, &r.Owner.Host, &r.Owner.Start, &r.Calls, &r.Tokens, &r.CostUSD, &r.ReplayedCostUSD, &r.CostUnknown, &last); err != nil {
 		return nil, err
 	}
 	r.StartedAt = time.Unix(0, started).Local()
@@ -414,6 +441,9 @@ func scanRun(sc scanner) (*RunRecord, error) {
 	r.LastActivity = timeFrom(last)
 	if r.LastActivity.IsZero() {
 		r.LastActivity = r.StartedAt
+	}
+	if r.Status == StatusRunning && r.Owner.Gone() {
+		r.Status, r.Error, r.Ended = StatusFailed, r.Owner.EndedError(), true
 	}
 	var err error
 	if args.Valid {

@@ -33,12 +33,22 @@ type Node struct {
 }
 
 // Tree returns the top-level calls of a run, each with its children, in seq
-// order.
+// order. The calls a run left unfinished when its process died
+// (RunRecord.Ended) are shown as Abort fails them: failed, with the error
+// "execution_halted: the process running the run ended".
 func (s *Store) Tree(runID string) ([]*Node, error) {
 	db, err := s.reader()
 	if err != nil {
 		return nil, err
 	}
+	var runStatus string
+	var owner Owner
+	err = db.QueryRow("SELECT status, owner_pid, owner_host, owner_start FROM runs WHERE id = ?", runID).Scan(
+		&runStatus, &owner.PID, &owner.Host, &owner.Start)
+	if err != nil && err != sql.ErrNoRows {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	ended := runStatus == StatusRunning && owner.Gone()
 	rows, err := db.Query(`SELECT id, COALESCE(parent_id, 0), seq, kind, name, status, input_hash, inputs, result, error,
 		attempts, input_tokens, output_tokens, turns, cost_usd, replayed, started_at, finished_at
 		FROM calls WHERE run_id = ? ORDER BY seq`, runID)
@@ -72,6 +82,9 @@ func (s *Store) Tree(runID string) ([]*Node, error) {
 			}
 		}
 		n.StartedAt, n.FinishedAt = timeFrom(started), timeFrom(finished)
+		if ended && Halted(n.Status, n.Kind) {
+			n.Status, n.Error = StatusFailed, HaltedEndedError
+		}
 		all = append(all, &n)
 		byID[n.ID] = &n
 	}

@@ -65,7 +65,8 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		}
 	}
 	prep(&w.insertRun, `INSERT INTO runs (id, workflow, workflow_sha, arguments, status, resumed_from, started_at,
-		max_cost_usd, max_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
+		max_cost_usd, max_tokens, owner_pid, owner_host, owner_start) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING`)
 	prep(&w.finishRun, "UPDATE runs SET status = ?, finished_at = ?, final = ?, error = ? WHERE id = ?")
 	prep(&w.insertCall, `INSERT INTO calls (run_id, parent_id, seq, kind, name, status, input_hash, inputs, result, error,
 		attempts, input_tokens, output_tokens, turns, cost_usd, replayed, started_at, finished_at, queued_at,

@@ -194,6 +194,11 @@ func (s *Server) apiRunEvents(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return
 		}
+		if x.Ended {
+			// Its process is gone: every call it left unfinished now
+			// shows as halted, so all are sent again before the end.
+			since, afterSeq = 0, 0
+		}
 		calls, err := s.db.calls(ctx, id, false, since, afterSeq)
 		if err != nil {
 			return
@@ -213,7 +218,7 @@ func (s *Server) apiRunEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		if x.Finished.Valid {
+		if x.Finished.Valid || x.Ended {
 			send("end", runJSON(x))
 			return
 		}

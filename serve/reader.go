@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evalrun/evalrun/journal"
+
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 )
 
@@ -29,6 +31,9 @@ type reader struct {
 	mu   sync.Mutex
 	db   *sql.DB
 	cols map[string]bool // the calls table's optional columns present
+	// owners is set when the runs table records the process running a
+	// run (journal schema version 3).
+	owners bool
 
 	cmu   sync.Mutex // guards the caches
 	cache map[int64]cachedInfo
@@ -91,7 +96,12 @@ func (r *reader) open() (*sql.DB, error) {
 		db.Close()
 		return nil, errNoJournal
 	}
-	r.db, r.cols = db, cols
+	var owners int
+	if err := db.QueryRow("SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name IN ('owner_pid', 'owner_host', 'owner_start')").Scan(&owners); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal %s: %w", r.path, err)
+	}
+	r.db, r.cols, r.owners = db, cols, owners == 3
 	return db, nil
 }
 
@@ -126,11 +136,17 @@ type RunFilter struct {
 // runRow is a run as the viewer reads it.
 type runRow struct {
 	ID, Workflow, SHA, Status, ResumedFrom, Error string
-	Args, Final                                   json.RawMessage
-	Started                                       int64
-	Finished, Last                                sql.NullInt64
-	Calls, CostUnknown                            int
-	Tokens                                        int64
+	// Owner is the process that ran it; Ended is set for a run recorded
+	// as running whose process is gone (journal.Owner.Gone), shown as
+	// failed with the error journal.Owner.EndedError as `evalrun runs`
+	// shows it.
+	Owner              journal.Owner
+	Ended              bool
+	Args, Final        json.RawMessage
+	Started            int64
+	Finished, Last     sql.NullInt64
+	Calls, CostUnknown int
+	Tokens             int64
 	// Cost is what the run paid (its calls that were not replayed), valid
 	// when any of its task calls had a known cost; ReplayedCost the
 	// recorded cost of the calls it replayed (SPEC §14.9).
@@ -140,22 +156,86 @@ type runRow struct {
 
 func (r *reader) runSelect() string {
 	return `SELECT r.id, r.workflow, r.workflow_sha, r.arguments, r.status, r.resumed_from, r.started_at, r.finished_at,
-	r.final, r.error,
+	r.final, r.error, ` + r.ownerColumns() + `,
 	(SELECT COUNT(*) FROM calls c WHERE c.run_id = r.id AND c.status <> 'pending'),
 	(SELECT COALESCE(SUM(c.input_tokens + c.output_tokens), 0) FROM calls c WHERE c.run_id = r.id AND c.kind = 'task'),
 	(SELECT MAX(COALESCE(c.finished_at, c.started_at)) FROM calls c WHERE c.run_id = r.id)
 	FROM runs r`
 }
 
+// ownerColumns are the owner columns of runs r, or constants standing
+// for an unknown owner in a journal that has none.
+func (r *reader) ownerColumns() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.owners {
+		return "r.owner_pid, r.owner_host, r.owner_start"
+	}
+	return "0, '', ''"
+}
+
 func scanRunRow(sc interface{ Scan(...any) error }) (*runRow, error) {
 	var x runRow
 	var args, final sql.NullString
 	if err := sc.Scan(&x.ID, &x.Workflow, &x.SHA, &args, &x.Status, &x.ResumedFrom, &x.Started, &x.Finished, &final,
-		&x.Error, &x.Calls, &x.Tokens, &x.Last); err != nil {
+		&x.Error, &x.Owner.PID, &x.Owner.Host, &x.Owner.Start, &x.Calls, &x.Tokens, &x.Last); err != nil {
 		return nil, err
 	}
 	x.Args, x.Final = rawJSON(args), rawJSON(final)
+	if x.Status == journal.StatusRunning && x.Owner.Gone() {
+		x.Status, x.Error, x.Ended = journal.StatusFailed, x.Owner.EndedError(), true
+	}
 	return &x, nil
+}
+
+// endedRuns returns the ids of the runs recorded as running whose process
+// is gone (runRow.Ended).
+func (r *reader) endedRuns(ctx context.Context, db *sql.DB) ([]any, error) {
+	rows, err := db.QueryContext(ctx, "SELECT r.id, "+r.ownerColumns()+" FROM runs r WHERE r.status = 'running'")
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	defer rows.Close()
+	var ids []any
+	for rows.Next() {
+		var id string
+		var o journal.Owner
+		if err := rows.Scan(&id, &o.PID, &o.Host, &o.Start); err != nil {
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+		if o.Gone() {
+			ids = append(ids, id)
+		}
+	}
+	return ids, rows.Err()
+}
+
+// runEnded reports whether the run id is recorded as running by a process
+// that is gone: its calls that have not ended are shown as halted
+// (haltCalls).
+func (r *reader) runEnded(ctx context.Context, db *sql.DB, id string) (bool, error) {
+	var status string
+	var o journal.Owner
+	err := db.QueryRowContext(ctx, "SELECT r.status, "+r.ownerColumns()+" FROM runs r WHERE r.id = ?", id).Scan(
+		&status, &o.PID, &o.Host, &o.Start)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("journal: %w", err)
+	}
+	return status == journal.StatusRunning && o.Gone(), nil
+}
+
+// haltCalls shows the calls of a run whose process is gone as
+// `evalrun status` shows them: those that had not ended failed, with the
+// error "execution_halted: the process running the run ended".
+func haltCalls(calls []*callRow) {
+	for _, c := range calls {
+		if journal.Halted(c.Status, c.Kind) {
+			c.Status, c.Error = journal.StatusFailed, journal.HaltedEndedError
+		}
+	}
 }
 
 // rawJSON is stored JSON text passed through unchanged; NULL (or text that
@@ -179,8 +259,26 @@ func (r *reader) runs(ctx context.Context, f RunFilter) ([]*runRow, int, error) 
 	var where []string
 	var args []any
 	if f.Status != "" {
-		where = append(where, "r.status = ?")
-		args = append(args, f.Status)
+		// A run whose process is gone is listed as failed, not running.
+		ended, err := r.endedRuns(ctx, db)
+		if err != nil {
+			return nil, 0, err
+		}
+		in := "''"
+		if len(ended) > 0 {
+			in = "?" + strings.Repeat(", ?", len(ended)-1)
+		}
+		switch f.Status {
+		case journal.StatusRunning:
+			where = append(where, "r.status = ? AND r.id NOT IN ("+in+")")
+			args = append(append(args, f.Status), ended...)
+		case journal.StatusFailed:
+			where = append(where, "(r.status = ? OR r.id IN ("+in+"))")
+			args = append(append(args, f.Status), ended...)
+		default:
+			where = append(where, "r.status = ?")
+			args = append(args, f.Status)
+		}
 	}
 	if t := strings.TrimSpace(f.Text); t != "" {
 		pat := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(t) + "%"
@@ -265,8 +363,10 @@ func costFrom(x *runRow, calls []*callRow) {
 
 // bareRunSelect is runSelect without the sums over the calls, for a page
 // that reads the calls anyway (tallyFrom).
-const bareRunSelect = `SELECT r.id, r.workflow, r.workflow_sha, r.arguments, r.status, r.resumed_from, r.started_at,
-	r.finished_at, r.final, r.error, 0, 0, NULL FROM runs r`
+func (r *reader) bareRunSelect() string {
+	return `SELECT r.id, r.workflow, r.workflow_sha, r.arguments, r.status, r.resumed_from, r.started_at,
+	r.finished_at, r.final, r.error, ` + r.ownerColumns() + `, 0, 0, NULL FROM runs r`
+}
 
 // tallyFrom sets a run's number of calls, tokens, last activity and cost
 // from its calls, read already: what runSelect and runCost compute.
@@ -293,7 +393,7 @@ func tallyFrom(x *runRow, calls []*callRow) {
 // runBare returns the run with exactly this id without the sums over its
 // calls (tallyFrom sets them).
 func (r *reader) runBare(ctx context.Context, id string) (*runRow, error) {
-	return r.runQuery(ctx, id, bareRunSelect)
+	return r.runQuery(ctx, id, r.bareRunSelect())
 }
 
 // runOnly returns the run with exactly this id, without its cost.
@@ -601,6 +701,11 @@ func (r *reader) calls(ctx context.Context, runID string, full bool, since int64
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
+	if ended, err := r.runEnded(ctx, db, runID); err != nil {
+		return nil, err
+	} else if ended {
+		haltCalls(out)
+	}
 	r.readInfos(out)
 	return out, nil
 }
@@ -621,6 +726,11 @@ func (r *reader) call(ctx context.Context, runID string, seq int) (*callRow, err
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
+	if ended, err := r.runEnded(ctx, db, runID); err != nil {
+		return nil, err
+	} else if ended {
+		haltCalls([]*callRow{c})
+	}
 	r.readInfos([]*callRow{c})
 	return c, nil
 }
@@ -632,7 +742,7 @@ func (r *reader) shape(ctx context.Context, runID string) ([]*callRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.QueryContext(ctx, "SELECT id, COALESCE(parent_id, 0), seq, status FROM calls WHERE run_id = ? ORDER BY seq", runID)
+	rows, err := db.QueryContext(ctx, "SELECT id, COALESCE(parent_id, 0), seq, status, kind FROM calls WHERE run_id = ? ORDER BY seq", runID)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -640,12 +750,20 @@ func (r *reader) shape(ctx context.Context, runID string) ([]*callRow, error) {
 	var out []*callRow
 	for rows.Next() {
 		var c callRow
-		if err := rows.Scan(&c.ID, &c.Parent, &c.Seq, &c.Status); err != nil {
+		if err := rows.Scan(&c.ID, &c.Parent, &c.Seq, &c.Status, &c.Kind); err != nil {
 			return nil, fmt.Errorf("journal: %w", err)
 		}
 		out = append(out, &c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	if ended, err := r.runEnded(ctx, db, runID); err != nil {
+		return nil, err
+	} else if ended {
+		haltCalls(out)
+	}
+	return out, nil
 }
 
 // changedRuns returns the ids of the runs that may have changed since the

@@ -208,6 +208,9 @@ func (c *planRunCmd) Run(a *app) error {
 				a.errorf("%v", err)
 				return exit(exitUsage)
 			}
+			if w := resumed.RunningWarning(); w != "" {
+				fmt.Fprintf(a.stderr, "warning: %s\n", w)
+			}
 		}
 	} else if c.Resume != "" {
 		a.errorf("--resume cannot be used with --dry-run: dry runs are not journaled")
@@ -221,6 +224,7 @@ func (c *planRunCmd) Run(a *app) error {
 	sig := a.notifyRunSignals()
 	defer sig.stop()
 	var err error
+	sig.journalAbort(e)
 	interrupted := sig.guard(func(ctx context.Context) {
 		_, err = e.RunPlan(ctx, p, engine.PlanRun{Parallel: c.Parallel, Tasks: c.Task, DryRun: c.DryRun, Resume: c.Resume != "", Stdout: a.stdout})
 	})

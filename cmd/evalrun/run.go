@@ -124,6 +124,9 @@ func (a *app) runFiles(files []string, flags evalFlags, resume string) int {
 			a.errorf("%v", err)
 			return exitUsage
 		}
+		if w := resumed.RunningWarning(); w != "" {
+			fmt.Fprintf(a.stderr, "warning: %s\n", w)
+		}
 		if len(files) == 0 {
 			if resumed.Files == nil {
 				a.errorf("--resume %s: run %s did not evaluate workflow files: give FILE", resume, resumed.ID)
@@ -247,6 +250,7 @@ func (a *app) evaluate(srcs []*sexp.Source, sets []setting, flags evalFlags, jn 
 	}
 	defer a.finish(e, true)
 	var v value.Value
+	sig.journalAbort(e)
 	interrupted := sig.guard(func(ctx context.Context) {
 		v, err = e.Run(ctx, prog)
 	})

@@ -141,9 +141,11 @@ func (a *app) startProgress() (stop func(), code int) {
 // notifyRunSignals starts catching SIGINT and SIGTERM for a run that may
 // show the live display (startProgress first): the first signal shows
 // on it which calls are being cancelled, the second one erases it before
-// evalrun exits.
+// evalrun exits. SIGHUP is caught too: it ends the run at once, like a
+// second signal.
 func (a *app) notifyRunSignals() *signals {
 	s := notifySignals(a.stderr)
+	s.hangup()
 	if p := a.progress; p != nil {
 		s.onCancel = p.Cancelling
 		s.onExit = func() { p.Close() }

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/evalrun/evalrun/engine"
 )
@@ -14,7 +15,8 @@ import (
 // signals turns SIGINT and SIGTERM into cancellation (SPEC §6.7): the first
 // signal during an evaluation cancels its context with the cause
 // engine.Interrupted(); a second one before the evaluation has ended exits
-// the process at once with code 130.
+// the process at once with code 130, after killing the agents and
+// recording the run's end in the journal (abort, at most abortWait).
 type signals struct {
 	ch     chan os.Signal
 	stderr io.Writer
@@ -27,6 +29,24 @@ type signals struct {
 	// process exits (the live display erases its frame, so that the
 	// terminal keeps only the lines a run without one prints).
 	onExit func()
+	// abort, when set (before run), is called on the second signal after
+	// the agents are killed and before the process exits: it records the
+	// run's end in the journal, within abortWait (journalAbort).
+	abort func()
+}
+
+// abortWait bounds the time the second signal spends recording the run's
+// end in the journal before evalrun exits: it was asked to exit at once.
+const abortWait = time.Second
+
+// abortMessage is the error of a run that the second signal ended.
+const abortMessage = "interrupted"
+
+// journalAbort makes the second signal record e's run as failed with the
+// error "interrupted", and its unfinished calls as failed execution_halted,
+// waiting at most abortWait for the journal (engine.Engine.Abort).
+func (s *signals) journalAbort(e *engine.Engine) {
+	s.abort = func() { e.Abort(abortMessage, abortWait) }
 }
 
 // notifySignals starts catching SIGINT and SIGTERM. stop must be called when
@@ -36,6 +56,11 @@ func notifySignals(stderr io.Writer) *signals {
 	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM)
 	return s
 }
+
+// hangup makes SIGHUP end the process at once, as a second SIGINT does,
+// while run runs: its agents are killed and its run recorded as failed
+// (abort). Outside run the signal waits, like the others, for pending.
+func (s *signals) hangup() { signal.Notify(s.ch, syscall.SIGHUP) }
 
 // stop restores the default handling of the signals.
 func (s *signals) stop() { signal.Stop(s.ch) }
@@ -68,9 +93,11 @@ func (s *signals) run(parent context.Context, fn func(ctx context.Context)) (int
 		n := 0
 		for {
 			select {
-			case <-s.ch:
+			case sig := <-s.ch:
 				n++
-				if n == 1 {
+				// SIGHUP (the terminal is gone) ends the run at once, as
+				// a second signal does: nobody is left to wait for it.
+				if n == 1 && sig != syscall.SIGHUP {
 					if s.onCancel != nil {
 						s.onCancel()
 					}
@@ -80,8 +107,11 @@ func (s *signals) run(parent context.Context, fn func(ctx context.Context)) (int
 				if s.onExit != nil {
 					s.onExit()
 				}
-				s.interrupted()
 				engine.KillAgents() // no agent process outlives evalrun
+				if s.abort != nil {
+					s.abort()
+				}
+				s.interrupted()
 				os.Exit(exitInterrupted)
 			case <-done:
 				finished <- n > 0

@@ -41,6 +41,7 @@ func (a *app) task(name, instructions string, flags evalFlags) int {
 	defer sig.stop()
 	var res *value.TaskResult
 	var err error
+	sig.journalAbort(e)
 	interrupted := sig.guard(func(ctx context.Context) {
 		res, err = e.Task(ctx, name, sets)
 	})
