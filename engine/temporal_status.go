@@ -52,7 +52,7 @@ func WriteTemporalRuns(ctx context.Context, t Temporal, w io.Writer, asJSON bool
 	for i, rs := range states {
 		runs[i], _ = TemporalJournal(rs)
 	}
-	return writeRuns(w, runs, asJSON)
+	return writeRuns(w, runs, asJSON, "no runs on Temporal: the server lists no evalrun workflow (evalrun run --temporal starts one)")
 }
 
 // TemporalJournal builds the journal's view of a run on Temporal from
