@@ -368,7 +368,20 @@ func TestParallelNeverOverlaps(t *testing.T) {
 			busy[call.TaskID] = task.FocusPaths
 			maxAtOnce = max(maxAtOnce, len(busy))
 			mu.Unlock()
-			time.Sleep(30 * time.Millisecond)
+			// Until two tasks have been seen at once, a task waits (up
+			// to 0.6 s) for another to start beside it, so that a loaded
+			// machine's slow pre_analysis commands cannot keep the
+			// tasks of a wave from overlapping.
+			for i := 0; i < 60; i++ {
+				mu.Lock()
+				seen := maxAtOnce >= 2
+				mu.Unlock()
+				if seen {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			time.Sleep(10 * time.Millisecond)
 			mu.Lock()
 			delete(busy, call.TaskID)
 			mu.Unlock()
