@@ -84,10 +84,10 @@ func TestCancelledWhileWaiting(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for i := 0; i < 1000; i++ {
-			if _, err := os.Stat(filepath.Join(root, "started")); err == nil {
-				break
-			}
+		// Cancel once the first call's agent has started and the second
+		// call is in the journal, waiting for its slot (on a loaded
+		// machine its goroutine may get there after the agent started).
+		for i := 0; i < 1000 && !(started(root) && taskNodes(root) == 2); i++ {
 			time.Sleep(10 * time.Millisecond)
 		}
 		cancel()
@@ -110,6 +110,39 @@ func TestCancelledWhileWaiting(t *testing.T) {
 	if len(got) != 2 || got[1] != "failed cancelled" || strings.HasPrefix(got[0], "pending") {
 		t.Errorf("task nodes %q", got)
 	}
+}
+
+// started reports whether the slow agent of TestCancelledWhileWaiting has
+// started.
+func started(root string) bool {
+	_, err := os.Stat(filepath.Join(root, "started"))
+	return err == nil
+}
+
+// taskNodes counts the task nodes of the last run in root's journal, as a
+// reader beside the running run sees them (0 while there is none).
+func taskNodes(root string) int {
+	s, err := journal.Open(filepath.Join(root, journal.DefaultPath))
+	if err != nil {
+		return 0
+	}
+	defer s.Close()
+	rec, err := s.Resolve("last")
+	if err != nil {
+		return 0
+	}
+	tree, err := s.Tree(rec.ID)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	journal.Walk(tree, func(c *journal.Node, _ int) bool {
+		if c.Kind == journal.KindTask {
+			n++
+		}
+		return true
+	})
+	return n
 }
 
 // TestWriteRunsWithoutRuns: `evalrun runs` without runs prints one line
