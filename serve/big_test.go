@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -204,6 +205,17 @@ func BenchmarkRunsPage10kRuns(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		serveGet(b, s, "/api/runs?limit=200")
+	}
+}
+
+// BenchmarkRunsSearch10kRuns is the runs page's request with a text
+// filter that every run must be compared with, in any case (the first 200
+// runs whose id, workflow or error contains it, and the total).
+func BenchmarkRunsSearch10kRuns(b *testing.B) {
+	s, _ := bigServer(b)
+	b.ResetTimer()
+	for b.Loop() {
+		serveGet(b, s, "/api/runs?limit=200&q="+url.QueryEscape("ÜNÏ"))
 	}
 }
 

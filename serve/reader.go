@@ -117,7 +117,8 @@ func (r *reader) has(name string) bool {
 type RunFilter struct {
 	// Status keeps runs with this status ("" for all).
 	Status string
-	// Text keeps runs whose id, workflow or error contains it (case-insensitive).
+	// Text keeps runs whose id, workflow or error contains it, in any
+	// case (Unicode simple case folding).
 	Text string
 	// Limit and Offset page the list (Limit <= 0: all).
 	Limit, Offset int
@@ -183,9 +184,12 @@ func (r *reader) runs(ctx context.Context, f RunFilter) ([]*runRow, int, error) 
 		args = append(args, f.Status)
 	}
 	if t := strings.TrimSpace(f.Text); t != "" {
-		pat := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(t) + "%"
-		where = append(where, `(r.id LIKE ? ESCAPE '\' OR r.workflow LIKE ? ESCAPE '\' OR r.error LIKE ? ESCAPE '\')`)
-		args = append(args, pat, pat, pat)
+		// Case is ignored in all of Unicode (fold.go), not only in ASCII
+		// as LIKE does.
+		where = append(where, "("+containsFoldSQL+"(r.id, ?) OR "+containsFoldSQL+"(r.workflow, ?) OR "+
+			containsFoldSQL+"(r.error, ?))")
+		q := foldCase(t)
+		args = append(args, q, q, q)
 	}
 	cond := ""
 	if len(where) > 0 {

@@ -3,10 +3,12 @@ package serve
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -940,5 +942,38 @@ func TestAPIRunsUnknownStatusIs400(t *testing.T) {
 	get(t, ts, "/api/runs?status=completed", 200, &runs)
 	if len(runs) != 2 {
 		t.Errorf("completed runs = %d, want 2", len(runs))
+	}
+}
+
+func TestAPIRunsTextFilterIgnoresCaseInUnicode(t *testing.T) {
+	f := newFixture(t)
+	r, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "prüfung-ünï.sexp", WorkflowSHA256: "x"})
+	f.must(err)
+	f.must(r.Finish(journal.StatusFailed, nil, errors.New("Größe überschritten: ΣΊΣΥΦΟΣ")))
+	ts := testServer(t, f)
+	for _, c := range []struct {
+		q    string
+		want int
+	}{
+		{"ünï", 1}, {"ÜNÏ", 1}, {"PRÜFUNG-Ünï", 1}, {"GRÖßE", 1}, {"größe ÜBERSCHRITTEN", 1},
+		{"σίσυφος", 1}, {"ΣΊΣΥΦΟΣ", 1},
+		{"RELEASE", 4}, {"%", 0}, {"_", 0}, {"ünïx", 0},
+	} {
+		var got []RunJSON
+		hdr := get(t, ts, "/api/runs?q="+url.QueryEscape(c.q), 200, &got)
+		if len(got) != c.want || hdr.Get("X-Total-Count") != fmt.Sprint(c.want) {
+			t.Errorf("q=%s: %d runs (total %s), want %d", c.q, len(got), hdr.Get("X-Total-Count"), c.want)
+		}
+		if c.want == 1 && c.q != "RELEASE" && (len(got) != 1 || got[0].ID != r.ID()) {
+			t.Errorf("q=%s: %v, want run %s", c.q, got, r.ID())
+		}
+	}
+}
+
+func TestFoldCase(t *testing.T) {
+	for _, c := range [][2]string{{"ÜNÏ", "ünï"}, {"Kelvin \u212a", "kelvin k"}, {"ΣΊΣΥΦΟΣ", "σίσυφοσ"}, {"plain-ascii_1", "plain-ascii_1"}} {
+		if got, want := foldCase(c[0]), foldCase(c[1]); got != want {
+			t.Errorf("foldCase(%q) = %q, foldCase(%q) = %q: want equal", c[0], got, c[1], want)
+		}
 	}
 }
