@@ -91,8 +91,10 @@ func writeRuns(w io.Writer, runs []*journal.RunRecord, asJSON bool) error {
 // is what the run paid; replayed_cost_usd the recorded cost of the calls it
 // replayed from the runs it resumed, not paid again) and NODE {seq, kind, name, status, input_hash,
 // inputs, result, error, attempts, input_tokens, output_tokens, turns,
-// cost_usd (null when unknown), replayed, started_at, finished_at, children}, times in RFC 3339 and
-// absent ones null. An unknown ref is an *Error of KindUsage; an error
+// cost_usd (null when unknown), executor, template_source, replayed, started_at, finished_at,
+// children}, times in RFC 3339 and absent ones null. A task's executor
+// ("openai:gpt-4.1", "agent:claude") and template_source (SCOPE PATH:LINE)
+// are known from its start; "" for steps, tools and calls not started. An unknown ref is an *Error of KindUsage; an error
 // writing w is returned as it is.
 func (h *History) WriteStatus(w io.Writer, ref string, f StatusFormat) error {
 	rec, err := h.store.Resolve(ref)
@@ -334,6 +336,8 @@ func nodesJSON(tree []*journal.Node) value.List {
 			"output_tokens", value.Int(n.Usage.OutputTokens),
 			"turns", value.Int(n.Usage.Turns),
 			"cost_usd", costJSON(n.Usage.CostUSD),
+			"executor", value.String(n.Executor),
+			"template_source", value.String(n.TemplateSource),
 			"replayed", value.Bool(n.Replayed),
 			"started_at", timeJSON(n.StartedAt),
 			"finished_at", timeJSON(n.FinishedAt),

@@ -269,8 +269,9 @@ type callRow struct {
 	usage             Usage
 	replayed          bool
 	started, finished any
-	queuedAt          int64 // when Begin was called, Unix nanoseconds
-	system, user      any   // the prompt (SetPrompt), nil for none
+	queuedAt          int64  // when Begin was called, Unix nanoseconds
+	system, user      any    // the prompt (SetPrompt), nil for none
+	executor, source  string // SetExecutor
 }
 
 // ID returns the call's row id, once its writes are committed.
@@ -387,7 +388,7 @@ func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputsJ
 		res, err := w.insertCall.ExecContext(w.ctx, id, c.parentID(), c.seq, kind, name, row.status, row.inputHash,
 			row.inputs, row.result, row.errMsg, row.attempts, row.usage.InputTokens, row.usage.OutputTokens,
 			row.usage.Turns, costArg(row.usage.CostUSD), row.replayed, row.started, row.finished, row.queuedAt,
-			row.system, row.user)
+			row.system, row.user, row.executor, row.source)
 		if err != nil {
 			return err
 		}
@@ -471,6 +472,28 @@ func (c *Call) SetInput(inputHash string, inputs value.Value) error {
 	}
 	r.queue(func(w *stmts) error {
 		_, err := w.setInput.ExecContext(w.ctx, inputHash, inputsJSON, c.id)
+		return err
+	})
+	return nil
+}
+
+// SetExecutor records, as soon as the call starts, what executes it
+// ("openai:gpt-4.1", "agent:claude") and its template's provenance
+// (SCOPE PATH:LINE), which its result's notes hold only once it has
+// ended: `evalrun status --json` and the run viewer show them for a call
+// still running. Either may be "" when not known. While the call's insert
+// is queued they are written by that insert (a call that starts without
+// waiting for a slot is still one INSERT); otherwise the update is queued.
+func (c *Call) SetExecutor(executor, templateSource string) error {
+	r := c.run
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c.cur.executor, c.cur.source = executor, templateSource
+	if c.queued {
+		return nil
+	}
+	r.queue(func(w *stmts) error {
+		_, err := w.setExecutor.ExecContext(w.ctx, executor, templateSource, c.id)
 		return err
 	})
 	return nil

@@ -238,6 +238,16 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 	}); err != nil {
 		return fmt.Errorf("migrating the journal to schema version 2: %w", err)
 	}
+	// What executes a call and its template's provenance, known when the
+	// call starts (Call.SetExecutor); '' for calls recorded before the
+	// columns existed (their results' notes hold them) and for steps.
+	// Older readers ignore the columns, so the version stays.
+	if err := addMissingColumns(ctx, tx, []columnDef{
+		{"calls", "executor", "TEXT NOT NULL DEFAULT ''"},
+		{"calls", "template_source", "TEXT NOT NULL DEFAULT ''"},
+	}); err != nil {
+		return err
+	}
 	var version int
 	err = tx.QueryRowContext(ctx, "SELECT version FROM schema_version").Scan(&version)
 	switch {

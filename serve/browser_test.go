@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/evalrun/evalrun/journal"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -948,4 +949,38 @@ func TestBrowserPlanLongTitleIsClamped(t *testing.T) {
 	if got := jsString(ctx, t, `document.querySelector('tr[data-id="IMPL-6"] td:nth-child(2)').title`); got != long {
 		t.Errorf("title tooltip = %q", got)
 	}
+}
+
+// srcDetail is a task span's detail with its template's provenance, as a
+// *templates.Template has it.
+type srcDetail string
+
+func (s srcDetail) Source() string { return string(s) }
+
+// TestBrowserRunningCallShowsItsExecutor: a call still running shows what
+// executes it (an agent: the kind label "agent" and agent:claude) and its
+// template's provenance, which the journal records when it starts, not
+// only when it ends.
+func TestBrowserRunningCallShowsItsExecutor(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+f.running)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the running run's two steps", `document.querySelectorAll(".row").length === 2`)
+	// The call goes through the journal's sink, as a run's does.
+	sink := journal.NewSink(f.live, nil, func(err error) { t.Error(err) })
+	tctx := trace.WithSinks(context.Background(), sink)
+	_, span := trace.Start(tctx, trace.Task, "code/implement", value.DictOf("plan", value.String("p")), trace.Key("k1"),
+		trace.Executor("agent:claude"), trace.Detail(srcDetail("local .evalrun/templates/code-implement.xml:1")))
+	span.Running()
+	row := `document.querySelector('.row[data-seq="3"]')`
+	waitJS(t, ctx, "the running agent call", row+` && `+row+`.querySelector(".dot").classList.contains("running")`)
+	waitJS(t, ctx, "its kind and executor", row+`.querySelector(".kind").textContent === "agent" && `+row+`.querySelector(".exe").textContent === "agent:claude"`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="3"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "its panel", `document.querySelector(".detail .kv") && document.querySelector(".detail .kv").innerText.includes("local .evalrun/templates/code-implement.xml:1") && document.querySelector(".detail .kv").innerText.includes("agent:claude")`)
+	span.End(trace.ResultOf(&value.TaskResult{Status: value.StatusComplete, Content: "done", Notes: value.DictOf("executor", value.String("agent:claude"))}, false), trace.Usage{})
 }

@@ -336,9 +336,12 @@ type callRow struct {
 	Replayed                      bool
 	Started, Finished             sql.NullInt64
 	Queued                        sql.NullInt64 // when the call was begun (journals that record it)
-	Inputs, Result                json.RawMessage
-	Info                          *resultInfo
-	SystemPrompt, UserPrompt      sql.NullString
+	// Executor and TemplateSource are what the journal recorded when the
+	// call started (journal.Call.SetExecutor); NULL in older journals.
+	Executor, TemplateSource sql.NullString
+	Inputs, Result           json.RawMessage
+	Info                     *resultInfo
+	SystemPrompt, UserPrompt sql.NullString
 
 	raw  []byte          // the result until readInfos reads it
 	cost sql.NullFloat64 // the cost column, where the journal has one
@@ -351,7 +354,7 @@ func (r *reader) callSelect(full bool) string {
 		"c.input_hash", "c.error", "c.attempts", "c.turns", "c.input_tokens", "c.output_tokens", "c.replayed",
 		"c.started_at", "c.finished_at", "c.result",
 	}
-	for _, opt := range []string{"cost_usd", "queued_at"} {
+	for _, opt := range []string{"cost_usd", "queued_at", "executor", "template_source"} {
 		if r.has(opt) {
 			cols = append(cols, "c."+opt)
 		} else {
@@ -374,7 +377,8 @@ func (r *reader) scanCall(sc interface{ Scan(...any) error }, full bool) (*callR
 	var result []byte
 	var cost sql.NullFloat64
 	dest := []any{&c.ID, &c.Parent, &c.Seq, &c.ParentSeq, &c.Kind, &c.Name, &c.Status, &c.InputHash, &c.Error,
-		&c.Attempts, &c.Turns, &c.InputTokens, &c.OutputTokens, &c.Replayed, &c.Started, &c.Finished, &result, &cost, &c.Queued}
+		&c.Attempts, &c.Turns, &c.InputTokens, &c.OutputTokens, &c.Replayed, &c.Started, &c.Finished, &result, &cost, &c.Queued,
+		&c.Executor, &c.TemplateSource}
 	var inputs sql.NullString
 	if full {
 		dest = append(dest, &inputs, &c.SystemPrompt, &c.UserPrompt)
