@@ -272,6 +272,7 @@ type callRow struct {
 	queuedAt          int64  // when Begin was called, Unix nanoseconds
 	system, user      any    // the prompt (SetPrompt), nil for none
 	executor, source  string // SetExecutor
+	label             string // CallLabel of the inputs of a task or tool
 }
 
 // ID returns the call's row id, once its writes are committed.
@@ -371,7 +372,18 @@ func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Val
 	if kind == KindStep {
 		status, started = StatusRunning, now
 	}
-	return r.insert(parent, kind, name, status, inputHash, inputsJSON, started), nil
+	c := r.insert(parent, kind, name, status, inputHash, inputsJSON, started)
+	c.cur.label = labelOf(kind, inputs)
+	return c, nil
+}
+
+// labelOf is the label a call of kind records: its inputs' CallLabel for
+// a task or tool, none for a step (its name tells it apart).
+func labelOf(kind string, inputs value.Value) string {
+	if kind == KindStep {
+		return ""
+	}
+	return CallLabel(inputs)
 }
 
 // insert adds a node; the caller holds r.mu.
@@ -388,7 +400,7 @@ func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputsJ
 		res, err := w.insertCall.ExecContext(w.ctx, id, c.parentID(), c.seq, kind, name, row.status, row.inputHash,
 			row.inputs, row.result, row.errMsg, row.attempts, row.usage.InputTokens, row.usage.OutputTokens,
 			row.usage.Turns, costArg(row.usage.CostUSD), row.replayed, row.started, row.finished, row.queuedAt,
-			row.system, row.user, row.executor, row.source)
+			row.system, row.user, row.executor, row.source, row.label)
 		if err != nil {
 			return err
 		}
@@ -462,16 +474,16 @@ func (c *Call) SetStatus(status string) error {
 // SetInput records the input hash and inputs of a call begun before they
 // were known (a call waiting for its concurrency slot).
 func (c *Call) SetInput(inputHash string, inputs value.Value) error {
-	inputsJSON := jsonValue(inputs)
+	inputsJSON, label := jsonValue(inputs), labelOf(c.kind, inputs)
 	r := c.run
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c.cur.inputHash, c.cur.inputs = inputHash, inputsJSON
+	c.cur.inputHash, c.cur.inputs, c.cur.label = inputHash, inputsJSON, label
 	if c.queued {
 		return nil
 	}
 	r.queue(func(w *stmts) error {
-		_, err := w.setInput.ExecContext(w.ctx, inputHash, inputsJSON, c.id)
+		_, err := w.setInput.ExecContext(w.ctx, inputHash, inputsJSON, label, c.id)
 		return err
 	})
 	return nil

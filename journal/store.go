@@ -245,6 +245,9 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 	if err := addMissingColumns(ctx, tx, []columnDef{
 		{"calls", "executor", "TEXT NOT NULL DEFAULT ''"},
 		{"calls", "template_source", "TEXT NOT NULL DEFAULT ''"},
+		// A task's or tool's short label (CallLabel), recorded with its
+		// inputs.
+		{"calls", "label", "TEXT NOT NULL DEFAULT ''"},
 	}); err != nil {
 		return err
 	}

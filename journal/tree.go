@@ -36,7 +36,10 @@ type Node struct {
 	// read from its result's notes; "" when neither has them.
 	Executor       string
 	TemplateSource string
-	Children       []*Node
+	// Label is the call's short label (CallLabel of its inputs), recorded
+	// with them; "" for steps and calls recorded before labels were.
+	Label    string
+	Children []*Node
 }
 
 // Tree returns the top-level calls of a run, each with its children, in seq
@@ -47,8 +50,8 @@ func (s *Store) Tree(runID string) ([]*Node, error) {
 		return nil, err
 	}
 	rows, err := db.Query(`SELECT id, COALESCE(parent_id, 0), seq, kind, name, status, input_hash, inputs, result, error,
-		attempts, input_tokens, output_tokens, turns, cost_usd, replayed, started_at, finished_at, executor, template_source
-		FROM calls WHERE run_id = ? ORDER BY seq`, runID)
+		attempts, input_tokens, output_tokens, turns, cost_usd, replayed, started_at, finished_at, executor, template_source,
+		label FROM calls WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -62,7 +65,7 @@ func (s *Store) Tree(runID string) ([]*Node, error) {
 		var cost sql.NullFloat64
 		if err := rows.Scan(&n.ID, &n.ParentID, &n.Seq, &n.Kind, &n.Name, &n.Status, &n.InputHash, &inputs, &result,
 			&n.Error, &n.Attempts, &n.Usage.InputTokens, &n.Usage.OutputTokens, &n.Usage.Turns, &cost, &n.Replayed,
-			&started, &finished, &n.Executor, &n.TemplateSource); err != nil {
+			&started, &finished, &n.Executor, &n.TemplateSource, &n.Label); err != nil {
 			return nil, fmt.Errorf("journal: %w", err)
 		}
 		if cost.Valid {

@@ -984,3 +984,30 @@ func TestBrowserRunningCallShowsItsExecutor(t *testing.T) {
 	waitJS(t, ctx, "its panel", `document.querySelector(".detail .kv") && document.querySelector(".detail .kv").innerText.includes("local .evalrun/templates/code-implement.xml:1") && document.querySelector(".detail .kv").innerText.includes("agent:claude")`)
 	span.End(trace.ResultOf(&value.TaskResult{Status: value.StatusComplete, Content: "done", Notes: value.DictOf("executor", value.String("agent:claude"))}, false), trace.Usage{})
 }
+
+// TestBrowserParallelCallsAreLabelled: the three calls of review/file of
+// a parallel-map show their input values in the tree and in their bars'
+// titles, so that they can be told apart without opening each.
+func TestBrowserParallelCallsAreLabelled(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+f.failed)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the tree", `document.querySelectorAll(".row").length === 10`)
+	got := jsString(ctx, t, `[...document.querySelectorAll(".row")].filter(r => r.querySelector(".nm").textContent === "review/file").map(r => (r.querySelector(".lbl") || {}).textContent + " | " + r.querySelector(".bar:not(.wait)").title.split(":")[0]).join("\n")`)
+	want := "api.go | task review/file api.go\nstore.go | task review/file store.go\ncli.go | task review/file cli.go"
+	if got != want {
+		t.Errorf("review rows:\n%s\nwant:\n%s", got, want)
+	}
+	// A label gives way before the name does.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 740)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "narrow", `window.innerWidth === 360`)
+	if w := jsString(ctx, t, `(() => { const r = [...document.querySelectorAll(".row")].find(r => r.querySelector(".lbl")); const n = r.querySelector(".nm"); return n.scrollWidth <= n.clientWidth ? "whole" : "cut " + n.scrollWidth + ">" + n.clientWidth })()`); w != "whole" {
+		t.Errorf("at 360 px the name of a labelled call is %s", w)
+	}
+	shot(t, ctx, "labels-360.png")
+}

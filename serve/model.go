@@ -48,6 +48,7 @@ type NodeJSON struct {
 	Seq          int             `json:"seq"`
 	Kind         string          `json:"kind"`
 	Name         string          `json:"name"`
+	Label        string          `json:"label"`
 	Status       string          `json:"status"`
 	InputHash    string          `json:"input_hash"`
 	Inputs       json.RawMessage `json:"inputs"`
@@ -155,7 +156,7 @@ func orNull(m json.RawMessage) json.RawMessage {
 // nodeJSON converts a call; runStart is the run's start (UnixNano).
 func nodeJSON(c *callRow, runStart int64) *NodeJSON {
 	n := &NodeJSON{
-		Seq: c.Seq, Kind: c.Kind, Name: c.Name, Status: c.Status, InputHash: c.InputHash,
+		Seq: c.Seq, Kind: c.Kind, Name: c.Name, Label: c.Label.String, Status: c.Status, InputHash: c.InputHash,
 		Inputs: orNull(c.Inputs), Result: orNull(c.Result), Error: strings.TrimSpace(c.Error), Attempts: c.Attempts,
 		InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, Turns: c.Turns, Replayed: c.Replayed,
 		StartedAt: timeJSON(c.Started.Int64, c.Started.Valid), FinishedAt: timeJSON(c.Finished.Int64, c.Finished.Valid),

@@ -339,6 +339,9 @@ type callRow struct {
 	// Executor and TemplateSource are what the journal recorded when the
 	// call started (journal.Call.SetExecutor); NULL in older journals.
 	Executor, TemplateSource sql.NullString
+	// Label is the call's short label (journal.CallLabel), NULL in older
+	// journals.
+	Label                    sql.NullString
 	Inputs, Result           json.RawMessage
 	Info                     *resultInfo
 	SystemPrompt, UserPrompt sql.NullString
@@ -354,7 +357,7 @@ func (r *reader) callSelect(full bool) string {
 		"c.input_hash", "c.error", "c.attempts", "c.turns", "c.input_tokens", "c.output_tokens", "c.replayed",
 		"c.started_at", "c.finished_at", "c.result",
 	}
-	for _, opt := range []string{"cost_usd", "queued_at", "executor", "template_source"} {
+	for _, opt := range []string{"cost_usd", "queued_at", "executor", "template_source", "label"} {
 		if r.has(opt) {
 			cols = append(cols, "c."+opt)
 		} else {
@@ -378,7 +381,7 @@ func (r *reader) scanCall(sc interface{ Scan(...any) error }, full bool) (*callR
 	var cost sql.NullFloat64
 	dest := []any{&c.ID, &c.Parent, &c.Seq, &c.ParentSeq, &c.Kind, &c.Name, &c.Status, &c.InputHash, &c.Error,
 		&c.Attempts, &c.Turns, &c.InputTokens, &c.OutputTokens, &c.Replayed, &c.Started, &c.Finished, &result, &cost, &c.Queued,
-		&c.Executor, &c.TemplateSource}
+		&c.Executor, &c.TemplateSource, &c.Label}
 	var inputs sql.NullString
 	if full {
 		dest = append(dest, &inputs, &c.SystemPrompt, &c.UserPrompt)

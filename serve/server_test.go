@@ -160,7 +160,7 @@ func TestAPIRunHasTheShapeOfStatusJSON(t *testing.T) {
 	}
 	// Every key of `status --json` nodes is there, with the viewer's additions.
 	keys := strings.Join(sortedKeys(page.Nodes[0]), " ")
-	want := "attempts children cost_usd end_ms error executor finished_at input_hash input_tokens inputs kind name output_tokens parent queued_ms replayed result seq start_ms started_at status summary template_source turns"
+	want := "attempts children cost_usd end_ms error executor finished_at input_hash input_tokens inputs kind label name output_tokens parent queued_ms replayed result seq start_ms started_at status summary template_source turns"
 	if keys != want {
 		t.Errorf("node keys = %s", keys)
 	}
@@ -176,6 +176,14 @@ func TestAPIRunHasTheShapeOfStatusJSON(t *testing.T) {
 	}
 	if res := first["result"].(map[string]any); res["content"] != "1. Serve ignores the context.\n2. No timeout on the listener." {
 		t.Errorf("first review result = %v", res)
+	}
+	// The calls of one template side by side are told apart by their labels.
+	var labels []string
+	for _, k := range kids {
+		labels = append(labels, k.(map[string]any)["label"].(string))
+	}
+	if strings.Join(labels, ",") != "api.go,store.go,cli.go" || review["label"] != "" {
+		t.Errorf("review labels = %q, step label %q", labels, review["label"])
 	}
 	agent := kids[1].(map[string]any)
 	if agent["executor"] != "agent:claude" || agent["cost_usd"] != 0.0191 || agent["turns"] != 3.0 {
