@@ -334,6 +334,12 @@ func checkKind(kind string) error {
 // under the same parent (AddPendingSteps), which then keeps its seq and
 // becomes running; only when there is none is a new node created.
 func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Value) (*Call, error) {
+	return r.begin(parent, kind, name, inputHash, inputs, labelOf(kind, inputs))
+}
+
+// begin is Begin with the call's label: its inputs', or, for a call begun
+// before its inputs are known, its arguments' (Sink).
+func (r *Run) begin(parent *Call, kind, name, inputHash string, inputs value.Value, label string) (*Call, error) {
 	if err := checkKind(kind); err != nil {
 		return nil, err
 	}
@@ -373,7 +379,7 @@ func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Val
 		status, started = StatusRunning, now
 	}
 	c := r.insert(parent, kind, name, status, inputHash, inputsJSON, started)
-	c.cur.label = labelOf(kind, inputs)
+	c.cur.label = label
 	return c, nil
 }
 

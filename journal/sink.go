@@ -15,7 +15,8 @@ import (
 // ancestor.
 //
 // A task or tool span that waits for its slot is a pending node from its
-// Waiting event; its Started event records the input hash and inputs, and
+// Waiting event, labelled with the arguments the call was made with
+// (trace.Args; CallLabel); its Started event records the input hash and inputs, and
 // for a task what executes it and its template's provenance
 // (Call.SetExecutor). A
 // span's node is its trace ref (Span.Ref, RUN-ID/SEQ, a task's
@@ -139,7 +140,13 @@ func (s *Sink) input(sp *trace.Span, kind string) (string, value.Value) {
 // begin records a new node for sp under its nearest recorded ancestor.
 func (s *Sink) begin(sp *trace.Span, kind, hash string, inputs value.Value) {
 	parent, _ := s.parent(sp)
-	c, err := s.run.Begin(parent, kind, sp.Name(), hash, inputs)
+	// A call waiting for its slot has no inputs yet: its arguments label
+	// it until it starts.
+	label := labelOf(kind, inputs)
+	if inputs == nil {
+		label = labelOf(kind, sp.Args())
+	}
+	c, err := s.run.begin(parent, kind, sp.Name(), hash, inputs, label)
 	if err != nil {
 		s.warn(err)
 		return

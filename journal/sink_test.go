@@ -183,3 +183,33 @@ func TestSinkRecordsTheExecutorWhenACallStarts(t *testing.T) {
 type nilSourced struct{ src string }
 
 func (s *nilSourced) Source() string { return s.src }
+
+// TestSinkLabelsAWaitingCallWithItsArguments: a call waiting for its slot
+// is labelled with the arguments it was made with (trace.Args), then, once
+// started, with its inputs.
+func TestSinkLabelsAWaitingCallWithItsArguments(t *testing.T) {
+	s, _ := openTest(t)
+	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "w.sexp"}))
+	ctx := trace.WithSinks(context.Background(), NewSink(run, nil, nil))
+	labels := func() []string {
+		var out []string
+		Walk(must[[]*Node](t)(s.Tree(run.ID())), func(n *Node, depth int) bool {
+			out = append(out, fmt.Sprintf("%d %s %s %q", n.Seq, n.Status, n.Name, n.Label))
+			return true
+		})
+		return out
+	}
+	w1 := trace.Wait(ctx, trace.Task, "review/file", trace.Args(value.List{value.String("api.go")}))
+	trace.Wait(ctx, trace.Task, "review/file", trace.Args(value.List{value.String("store.go")}))
+	trace.Wait(ctx, trace.Tool, "read_file", trace.Args(value.DictOf("path", value.String("x.go"))))
+	want := []string{`1 pending review/file "api.go"`, `2 pending review/file "store.go"`, `3 pending read_file "x.go"`}
+	if diff := cmp.Diff(want, labels()); diff != "" {
+		t.Errorf("waiting: (-want +got)\n%s", diff)
+	}
+	_, sp := trace.Start(w1, trace.Task, "review/file", value.DictOf("path", value.String("api.go"), "focus", value.String("all")), trace.Key("h"))
+	sp.Running()
+	want[0] = `1 running review/file "api.go, all"`
+	if diff := cmp.Diff(want, labels()); diff != "" {
+		t.Errorf("started: (-want +got)\n%s", diff)
+	}
+}
