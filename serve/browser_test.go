@@ -482,6 +482,32 @@ func TestBrowserTenThousandCallRunIsVirtualised(t *testing.T) {
 	}
 	waitJS(t, ctx, "its detail", `document.querySelector(".detail").innerText.includes("Summary of file 9999")`)
 	shot(t, ctx, "run-10k.png")
+
+	// On a phone the page scrolls with the call panel below the tree, but
+	// the tree keeps a height of its own: its rows are still drawn only as
+	// they come into view (all 10,000 at full height left the page blank
+	// where a selected call had scrolled it).
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 740), chromedp.Navigate(ts.URL+"/runs/"+id+"?call=5000")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the selected call drawn", `!!document.querySelector('.row.sel[data-seq="5000"]')`)
+	if n := jsString(ctx, t, `document.querySelectorAll(".row").length + ""`); len(n) > 2 {
+		t.Errorf("%s rows in the document at 360 px for a run of 10,000 calls", n)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="5000"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "its panel", `document.querySelector(".detail").innerText.includes("Summary of file 4999")`)
+	time.Sleep(400 * time.Millisecond) // the panel is brought into view smoothly
+	if got := jsString(ctx, t, `(() => { const r = document.querySelector('.row.sel[data-seq="5000"]'), d = document.querySelector(".detail-head");
+		const inView = (e) => { const b = e.getBoundingClientRect(); return b.bottom > 0 && b.top < innerHeight; };
+		return (r && inView(r) ? "row" : "no row") + ", " + (inView(d) ? "panel" : "no panel") })()`); got != "row, panel" {
+		t.Errorf("at 360 px with call 5000 open: %s", got)
+	}
+	if h := jsString(ctx, t, `document.documentElement.scrollHeight + ""`); len(h) > 4 {
+		t.Errorf("the page is %s px high at 360 px", h)
+	}
+	shot(t, ctx, "run-10k-360.png")
 }
 
 // TestBrowserPlanStepOutputs opens a plan that has run: the task table
