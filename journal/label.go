@@ -37,7 +37,16 @@ func CallLabel(inputs value.Value) string {
 		case nil, value.Null:
 			continue
 		case value.String:
-			s = strings.Join(strings.Fields(string(x)), " ")
+			// Only its start can show: a long input (a file, a diff) is
+			// not split whole.
+			text := string(x)
+			if len(text) > 8*LabelWidth {
+				text = text[:8*LabelWidth]
+				for !utf8.ValidString(text) {
+					text = text[:len(text)-1]
+				}
+			}
+			s = strings.Join(strings.Fields(text), " ")
 		default:
 			s = value.Brief(x, 4*LabelWidth)
 		}

@@ -284,6 +284,8 @@ func TestCallLabel(t *testing.T) {
 		{value.DictOf("text", value.String("first line\n  second\tline")), "first line second line"},
 		{value.List{value.String("x"), value.Int(1)}, "x, 1"},
 		{value.String(strings.Repeat("ü", 50)), strings.Repeat("ü", 39) + "…"},
+		{value.String(strings.Repeat("ab ", 1<<20)), strings.TrimSpace(strings.Repeat("ab ", 13)) + "…"},
+		{value.String(strings.Repeat("é", 161) + "x"), strings.Repeat("é", 39) + "…"},
 	} {
 		if got := CallLabel(c.in); got != c.want {
 			t.Errorf("CallLabel(%v) = %q, want %q", c.in, got, c.want)
