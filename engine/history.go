@@ -100,10 +100,14 @@ func writeRuns(w io.Writer, runs []*journal.RunRecord, asJSON bool, none string)
 // status, resumed_from, started_at, finished_at, duration_seconds, calls,
 // tokens, cost_usd, replayed_cost_usd, cost_unknown_calls, final, error} (cost_usd
 // is what the run paid; replayed_cost_usd the recorded cost of the calls it
-// replayed from the runs it resumed, not paid again) and NODE {seq, kind, name, status, input_hash,
+// replayed from the runs it resumed, not paid again) and NODE {seq, kind, name, label, status, input_hash,
 // inputs, result, error, attempts, input_tokens, output_tokens, turns,
-// cost_usd (null when unknown), replayed, started_at, finished_at, children}, times in RFC 3339 and
-// absent ones null. An unknown ref is an *Error of KindUsage; an error
+// cost_usd (null when unknown), executor, template_source, replayed, started_at, finished_at,
+// children}, times in RFC 3339 and absent ones null. A task's executor
+// ("openai:gpt-4.1", "agent:claude") and template_source (SCOPE PATH:LINE)
+// are known from its start; "" for steps, tools and calls not started.
+// label is the short label of a task or tool call (journal.CallLabel: its
+// input values, cut to 40 characters), "" for steps. An unknown ref is an *Error of KindUsage; an error
 // writing w is returned as it is.
 func (h *History) WriteStatus(w io.Writer, ref string, f StatusFormat) error {
 	rec, err := h.store.Resolve(ref)
@@ -363,6 +367,7 @@ func nodesJSON(tree []*journal.Node) value.List {
 			"seq", value.Int(n.Seq),
 			"kind", value.String(n.Kind),
 			"name", value.String(n.Name),
+			"label", value.String(n.Label),
 			"status", value.String(n.Status),
 			"input_hash", value.String(n.InputHash),
 			"inputs", orNull(n.Inputs),
@@ -373,6 +378,8 @@ func nodesJSON(tree []*journal.Node) value.List {
 			"output_tokens", value.Int(n.Usage.OutputTokens),
 			"turns", value.Int(n.Usage.Turns),
 			"cost_usd", costJSON(n.Usage.CostUSD),
+			"executor", value.String(n.Executor),
+			"template_source", value.String(n.TemplateSource),
 			"replayed", value.Bool(n.Replayed),
 			"started_at", timeJSON(n.StartedAt),
 			"finished_at", timeJSON(n.FinishedAt),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/evalrun/evalrun/evaluator"
 	"github.com/evalrun/evalrun/trace"
+	"github.com/evalrun/evalrun/value"
 )
 
 // spanLog is a sink that keeps the parallel-map spans' events and the
@@ -59,5 +60,44 @@ func TestParallelMapSpan(t *testing.T) {
 	_, err = in.EvalString(ctx, "<eval>", `(parallel-map (lambda (x) (/ 1 x)) (list 1 0))`)
 	if err == nil || log.ended != trace.Failed {
 		t.Fatalf("error %v, group ended %q", err, log.ended)
+	}
+}
+
+// argsLog keeps the arguments of the task and tool calls that waited for
+// their slot.
+type argsLog struct {
+	mu   sync.Mutex
+	args map[string]bool
+}
+
+func (l *argsLog) Observe(e trace.Event) {
+	if e.Type != trace.Waiting {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.args[string(e.Span.Kind())+" "+e.Span.Name()+" "+value.Brief(e.Span.Args(), 80)] = true
+}
+
+// TestWaitingCallsCarryTheirArguments: a task or tool call waiting for its
+// slot has no inputs yet, but its span carries the arguments it was made
+// with (positional, then named), which tell the items of a parallel-map
+// apart.
+func TestWaitingCallsCarryTheirArguments(t *testing.T) {
+	in := evaluator.New(evaluator.Options{Tasks: newFakeTasks()})
+	log := &argsLog{args: map[string]bool{}}
+	ctx := trace.WithSinks(context.Background(), log)
+	_, err := in.EvalString(ctx, "<eval>", `(defatom review (params path focus) (instructions "Review {{path}}"))
+(parallel-map (lambda (f) (review (path f) (focus "security"))) (list "api.go" "store.go"))
+(map review (list "cli.go"))
+(echo-tool (path "x.go"))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`task review ("api.go" "security")`, `task review ("store.go" "security")`, `task review ("cli.go")`, `tool echo-tool (dict "path" "x.go")`}
+	for _, w := range want {
+		if !log.args[w] {
+			t.Errorf("no waiting call %s in %v", w, log.args)
+		}
 	}
 }

@@ -38,9 +38,24 @@ type Tasks interface {
 // waiting returns the context of a task or tool call about to wait for a
 // slot of the run's concurrency semaphore: the call's span waits
 // (trace.Wait, the journal's pending status, SPEC §16.2) until the task
-// system starts it.
-func (t *thread) waiting(kind trace.Kind, name string) context.Context {
-	return trace.Wait(t.ctx, kind, name)
+// system starts it. args returns the call's arguments (trace.Args), asked
+// for only when the run is traced.
+func (t *thread) waiting(kind trace.Kind, name string, args func() value.Value) context.Context {
+	if !trace.Enabled(t.ctx) {
+		return t.ctx
+	}
+	return trace.Wait(t.ctx, kind, name, trace.Args(args()))
+}
+
+// callArgs are the arguments of a task call as it was made: its positional
+// values, then its named ones (not the reserved arguments).
+func callArgs(tc *TaskCall) value.Value {
+	args := make(value.List, 0, len(tc.Positional)+len(tc.Named))
+	args = append(args, tc.Positional...)
+	for _, a := range tc.Named {
+		args = append(args, a.Value)
+	}
+	return args
 }
 
 // NamedValue is one named argument of a task call, in call order: the
@@ -233,7 +248,7 @@ func (t *thread) executeTask(tc *TaskCall) (value.Value, error) {
 	if tc.Template != nil {
 		name = tc.Template.Name
 	}
-	ctx := t.waiting(trace.Task, name)
+	ctx := t.waiting(trace.Task, name, func() value.Value { return callArgs(tc) })
 	if err := t.acquire(tc.Pos); err != nil {
 		trace.Abandon(ctx, trace.Result{Status: trace.Failed, Error: "cancelled"})
 		return nil, err
@@ -269,7 +284,7 @@ func (t *thread) executeTool(name string, params *value.Dict, pos sexp.Pos) (val
 		return nil, err
 	}
 	defer t.leave()
-	ctx := t.waiting(trace.Tool, name)
+	ctx := t.waiting(trace.Tool, name, func() value.Value { return params })
 	if err := t.acquire(pos); err != nil {
 		trace.Abandon(ctx, trace.Result{Status: trace.Failed, Error: "cancelled"})
 		return nil, err

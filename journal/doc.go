@@ -25,7 +25,12 @@
 // Seq order is call order, so the pending steps created at the start come
 // before any call made outside a step in the tree. A call begun before its
 // input hash and inputs were known (while it waited for its slot) gets
-// them with Call.SetInput.
+// them with Call.SetInput. A task or tool call also records a short label
+// (CallLabel of its inputs, or of the arguments it was made with while it
+// waits: calls.label), and a task what executes it and its template's
+// provenance from its start (Call.SetExecutor: calls.executor,
+// calls.template_source), which its result's notes hold only once it has
+// ended. These columns are added to an older journal when it is opened.
 //
 // # Storage
 //

@@ -342,8 +342,10 @@ type callRow struct {
 	usage             Usage
 	replayed          bool
 	started, finished any
-	queuedAt          int64 // when Begin was called, Unix nanoseconds
-	system, user      any   // the prompt (SetPrompt), nil for none
+	queuedAt          int64  // when Begin was called, Unix nanoseconds
+	system, user      any    // the prompt (SetPrompt), nil for none
+	executor, source  string // SetExecutor
+	label             string // CallLabel of the inputs of a task or tool
 }
 
 // ID returns the call's row id, once its writes are committed.
@@ -405,6 +407,12 @@ func checkKind(kind string) error {
 // under the same parent (AddPendingSteps), which then keeps its seq and
 // becomes running; only when there is none is a new node created.
 func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Value) (*Call, error) {
+	return r.begin(parent, kind, name, inputHash, inputs, labelOf(kind, inputs))
+}
+
+// begin is Begin with the call's label: its inputs', or, for a call begun
+// before its inputs are known, its arguments' (Sink).
+func (r *Run) begin(parent *Call, kind, name, inputHash string, inputs value.Value, label string) (*Call, error) {
 	if err := checkKind(kind); err != nil {
 		return nil, err
 	}
@@ -443,7 +451,18 @@ func (r *Run) Begin(parent *Call, kind, name, inputHash string, inputs value.Val
 	if kind == KindStep {
 		status, started = StatusRunning, now
 	}
-	return r.insert(parent, kind, name, status, inputHash, inputsJSON, started), nil
+	c := r.insert(parent, kind, name, status, inputHash, inputsJSON, started)
+	c.cur.label = label
+	return c, nil
+}
+
+// labelOf is the label a call of kind records: its inputs' CallLabel for
+// a task or tool, none for a step (its name tells it apart).
+func labelOf(kind string, inputs value.Value) string {
+	if kind == KindStep {
+		return ""
+	}
+	return CallLabel(inputs)
 }
 
 // insert adds a node; the caller holds r.mu.
@@ -460,7 +479,7 @@ func (r *Run) insert(parent *Call, kind, name, status, inputHash string, inputsJ
 		res, err := w.insertCall.ExecContext(w.ctx, id, c.parentID(), c.seq, kind, name, row.status, row.inputHash,
 			row.inputs, row.result, row.errMsg, row.attempts, row.usage.InputTokens, row.usage.OutputTokens,
 			row.usage.Turns, costArg(row.usage.CostUSD), row.replayed, row.started, row.finished, row.queuedAt,
-			row.system, row.user)
+			row.system, row.user, row.executor, row.source, row.label)
 		if err != nil {
 			return err
 		}
@@ -534,16 +553,38 @@ func (c *Call) SetStatus(status string) error {
 // SetInput records the input hash and inputs of a call begun before they
 // were known (a call waiting for its concurrency slot).
 func (c *Call) SetInput(inputHash string, inputs value.Value) error {
-	inputsJSON := jsonValue(inputs)
+	inputsJSON, label := jsonValue(inputs), labelOf(c.kind, inputs)
 	r := c.run
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c.cur.inputHash, c.cur.inputs = inputHash, inputsJSON
+	c.cur.inputHash, c.cur.inputs, c.cur.label = inputHash, inputsJSON, label
 	if c.queued {
 		return nil
 	}
 	r.queue(func(w *stmts) error {
-		_, err := w.setInput.ExecContext(w.ctx, inputHash, inputsJSON, c.id)
+		_, err := w.setInput.ExecContext(w.ctx, inputHash, inputsJSON, label, c.id)
+		return err
+	})
+	return nil
+}
+
+// SetExecutor records, as soon as the call starts, what executes it
+// ("openai:gpt-4.1", "agent:claude") and its template's provenance
+// (SCOPE PATH:LINE), which its result's notes hold only once it has
+// ended: `evalrun status --json` and the run viewer show them for a call
+// still running. Either may be "" when not known. While the call's insert
+// is queued they are written by that insert (a call that starts without
+// waiting for a slot is still one INSERT); otherwise the update is queued.
+func (c *Call) SetExecutor(executor, templateSource string) error {
+	r := c.run
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c.cur.executor, c.cur.source = executor, templateSource
+	if c.queued {
+		return nil
+	}
+	r.queue(func(w *stmts) error {
+		_, err := w.setExecutor.ExecContext(w.ctx, executor, templateSource, c.id)
 		return err
 	})
 	return nil

@@ -49,7 +49,9 @@ const timeLayout = "2006-01-02 15:04:05"
 
 // RenderStatus writes `evalrun status` (SPEC §16.3): a header line, then one
 // line per node, indented two spaces per level, with an aligned [status]
-// column and `<-- current` after the current position; a run that ended
+// column, the label of each call that has a sibling of the same name (the
+// items of a parallel-map, told apart by their inputs) and `<-- current`
+// after the current position; a run that ended
 // with an error ends with the line "error: " and the error's first line.
 func RenderStatus(w io.Writer, run *RunRecord, tree []*Node) error {
 	var b strings.Builder
@@ -61,6 +63,7 @@ func RenderStatus(w io.Writer, run *RunRecord, tree []*Node) error {
 	}
 	b.WriteByte('\n')
 	cur := CurrentPosition(tree)
+	twins := sharedNames(tree)
 	Walk(tree, func(n *Node, depth int) bool {
 		b.WriteString(strings.Repeat("  ", depth+1))
 		fmt.Fprintf(&b, "%-11s ", "["+n.Status+"]")
@@ -68,7 +71,7 @@ func RenderStatus(w io.Writer, run *RunRecord, tree []*Node) error {
 		case KindStep:
 			b.WriteString("step " + value.String(n.Name).String())
 		default:
-			b.WriteString(n.Kind + " " + n.Name)
+			b.WriteString(n.Kind + " " + n.Name + labelText(n, twins))
 			if d := callDetail(n); d != "" {
 				b.WriteString("  " + d)
 			}
@@ -88,6 +91,39 @@ func RenderStatus(w io.Writer, run *RunRecord, tree []*Node) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// sharedNames marks the task and tool calls that have a sibling of the
+// same kind and name (the items of a parallel-map): status shows their
+// labels, which tell them apart.
+func sharedNames(tree []*Node) map[*Node]bool {
+	out := map[*Node]bool{}
+	var mark func([]*Node)
+	mark = func(ns []*Node) {
+		seen := map[string]*Node{}
+		for _, n := range ns {
+			if n.Kind != KindStep {
+				k := n.Kind + "\x00" + n.Name
+				if first, ok := seen[k]; ok {
+					out[first], out[n] = true, true
+				} else {
+					seen[k] = n
+				}
+			}
+			mark(n.Children)
+		}
+	}
+	mark(tree)
+	return out
+}
+
+// labelText is what a line shows after a call's name: its label, quoted,
+// when it has a sibling of the same name (sharedNames); else nothing.
+func labelText(n *Node, twins map[*Node]bool) string {
+	if !twins[n] || n.Label == "" {
+		return ""
+	}
+	return " " + value.String(n.Label).String()
 }
 
 // callDetail is what a task or tool line shows after its name: the failure
@@ -174,10 +210,13 @@ func ErrorMessage(n *Node) string {
 
 // RenderMarkdown writes `evalrun status --markdown` (SPEC §20.4): a
 // checklist, two spaces per level, `[x]` for completed and skipped nodes,
-// `(skipped)` and `(failed: MESSAGE)` annotations and `  <-- current`.
+// `(skipped)` and `(failed: MESSAGE)` annotations and `  <-- current`; the
+// calls that share their name with a sibling show their labels, as in
+// RenderStatus.
 func RenderMarkdown(w io.Writer, tree []*Node) error {
 	var b strings.Builder
 	cur := CurrentPosition(tree)
+	twins := sharedNames(tree)
 	Walk(tree, func(n *Node, depth int) bool {
 		b.WriteString(strings.Repeat("  ", depth))
 		if n.Status == StatusCompleted || n.Status == StatusSkipped {
@@ -185,7 +224,7 @@ func RenderMarkdown(w io.Writer, tree []*Node) error {
 		} else {
 			b.WriteString("- [ ] ")
 		}
-		b.WriteString(n.Kind + " " + n.Name)
+		b.WriteString(n.Kind + " " + n.Name + labelText(n, twins))
 		switch n.Status {
 		case StatusSkipped:
 			b.WriteString(" (skipped)")

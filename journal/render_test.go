@@ -223,3 +223,72 @@ func TestRenderStatusRunError(t *testing.T) {
 		t.Errorf("status does not end with the run's error:\n%s", b.String())
 	}
 }
+
+// TestRenderStatusLabelsCallsOfOneTemplate: the calls of one template made
+// side by side (a parallel-map) show their labels — their input values —
+// so that their lines can be told apart; a call without such a sibling
+// keeps the line of SPEC §16.3.
+func TestRenderStatusLabelsCallsOfOneTemplate(t *testing.T) {
+	s, _ := openTest(t)
+	ids(s, "a1b2")
+	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "review.sexp"}))
+	step := must[*Call](t)(run.Begin(nil, KindStep, "review", "", nil))
+	plan := must[*Call](t)(run.Begin(step, KindTask, "plan/generate", "h0", value.DictOf("goal", value.String("ship 1.4"))))
+	check(t, plan.End(StatusCompleted, result("{}"), "", Usage{InputTokens: 10, OutputTokens: 2, Turns: 1}, 0, false))
+	for i, f := range []string{"api.go", "store.go"} {
+		c := must[*Call](t)(run.Begin(step, KindTask, "review/file", "h"+f, value.DictOf("path", value.String(f), "focus", value.Null{})))
+		if i == 0 {
+			check(t, c.End(StatusCompleted, result("ok"), "", Usage{InputTokens: 100, OutputTokens: 20, Turns: 1}, 0, false))
+		}
+	}
+	// A call waiting for its slot gets its label with its inputs.
+	waiting := must[*Call](t)(run.Begin(step, KindTask, "review/file", "", nil))
+	long := strings.Repeat("internal/server/handlers/", 3) + "auth.go"
+	check(t, waiting.SetInput("hl", value.DictOf("path", value.String(long), "focus", value.String("security"))))
+	rec := must[*RunRecord](t)(s.Resolve("last"))
+	tree := must[[]*Node](t)(s.Tree(rec.ID))
+	var b bytes.Buffer
+	check(t, RenderStatus(&b, rec, tree))
+	lines := strings.Split(b.String(), "\n")[1:]
+	want := []string{
+		`  [running]   step "review"`,
+		`    [completed] task plan/generate  1 turn  12 tokens`,
+		`    [completed] task review/file "api.go"  1 turn  120 tokens`,
+		`    [pending]   task review/file "store.go"   <-- current`,
+		`    [pending]   task review/file "internal/server/handlers/internal/serve…"`,
+		``,
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("status:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	b.Reset()
+	check(t, RenderMarkdown(&b, tree))
+	if got := b.String(); !strings.Contains(got, "\n  - [x] task plan/generate\n  - [x] task review/file \"api.go\"\n  - [ ] task review/file \"store.go\"  <-- current\n") {
+		t.Errorf("markdown:\n%s", got)
+	}
+	if got := tree[0].Children[0].Label; got != "ship 1.4" {
+		t.Errorf("label of a single call = %q, want it recorded all the same", got)
+	}
+}
+
+func TestCallLabel(t *testing.T) {
+	for _, c := range []struct {
+		in   value.Value
+		want string
+	}{
+		{nil, ""},
+		{value.DictOf(), ""},
+		{value.DictOf("path", value.String("api.go")), "api.go"},
+		{value.DictOf("path", value.String("api.go"), "focus", value.String("security")), "api.go, security"},
+		{value.DictOf("n", value.Int(3), "skip", value.Null{}, "tags", value.List{value.String("a"), value.String("b")}), `3, ("a" "b")`},
+		{value.DictOf("text", value.String("first line\n  second\tline")), "first line second line"},
+		{value.List{value.String("x"), value.Int(1)}, "x, 1"},
+		{value.String(strings.Repeat("ü", 50)), strings.Repeat("ü", 39) + "…"},
+		{value.String(strings.Repeat("ab ", 1<<20)), strings.TrimSpace(strings.Repeat("ab ", 13)) + "…"},
+		{value.String(strings.Repeat("é", 161) + "x"), strings.Repeat("é", 39) + "…"},
+	} {
+		if got := CallLabel(c.in); got != c.want {
+			t.Errorf("CallLabel(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"reflect"
 	"sync"
 
 	"github.com/evalrun/evalrun/trace"
@@ -14,7 +15,10 @@ import (
 // ancestor.
 //
 // A task or tool span that waits for its slot is a pending node from its
-// Waiting event; its Started event records the input hash and inputs. A
+// Waiting event, labelled with the arguments the call was made with
+// (trace.Args; CallLabel); its Started event records the input hash and inputs, and
+// for a task what executes it and its template's provenance
+// (Call.SetExecutor). A
 // span's node is its trace ref (Span.Ref, RUN-ID/SEQ, a task's
 // notes.task_id). A failed write does not stop the run: it goes to
 // OnError.
@@ -71,6 +75,13 @@ func (s *Sink) Observe(e trace.Event) {
 		} else {
 			s.begin(sp, kind, hash, inputs)
 		}
+		if kind == KindTask {
+			if c := s.call(sp); c != nil {
+				if x, src := sp.Executor(), templateSource(sp); x != "" || src != "" {
+					s.warn(c.SetExecutor(x, src))
+				}
+			}
+		}
 		if system, user := sp.Prompt(); system != "" || user != "" {
 			if c := s.call(sp); c != nil {
 				s.warn(c.SetPrompt(system, user))
@@ -100,6 +111,21 @@ func (s *Sink) Observe(e trace.Event) {
 	}
 }
 
+// templateSource is the provenance (SCOPE PATH:LINE) of the template a
+// task span's Detail holds, "" when it holds none.
+func templateSource(sp *trace.Span) string {
+	t, ok := sp.Detail().(interface{ Source() string })
+	if !ok {
+		return ""
+	}
+	// A call that failed before its template was found holds a nil
+	// *templates.Template.
+	if v := reflect.ValueOf(t); v.Kind() == reflect.Pointer && v.IsNil() {
+		return ""
+	}
+	return t.Source()
+}
+
 // input is the input hash and inputs a span's node records: a tool call is
 // keyed by its name and parameters (ToolHash), a task by its request hash.
 func (s *Sink) input(sp *trace.Span, kind string) (string, value.Value) {
@@ -114,7 +140,13 @@ func (s *Sink) input(sp *trace.Span, kind string) (string, value.Value) {
 // begin records a new node for sp under its nearest recorded ancestor.
 func (s *Sink) begin(sp *trace.Span, kind, hash string, inputs value.Value) {
 	parent, _ := s.parent(sp)
-	c, err := s.run.Begin(parent, kind, sp.Name(), hash, inputs)
+	// A call waiting for its slot has no inputs yet: its arguments label
+	// it until it starts.
+	label := labelOf(kind, inputs)
+	if inputs == nil {
+		label = labelOf(kind, sp.Args())
+	}
+	c, err := s.run.begin(parent, kind, sp.Name(), hash, inputs, label)
 	if err != nil {
 		s.warn(err)
 		return

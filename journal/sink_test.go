@@ -106,3 +106,110 @@ func TestSink(t *testing.T) {
 		t.Errorf("resumed: (-want +got)\n%s", diff)
 	}
 }
+
+// sourced is a span detail with a template's provenance, as a
+// *templates.Template has it.
+type sourced string
+
+func (s sourced) Source() string { return string(s) }
+
+// TestSinkRecordsTheExecutorWhenACallStarts: a task's executor and its
+// template's provenance are in the journal from its start, while it
+// runs (a call waiting for its slot has none yet); once it ends, its
+// result's notes name them. Steps and tools have none.
+func TestSinkRecordsTheExecutorWhenACallStarts(t *testing.T) {
+	s, _ := openTest(t)
+	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "w.sexp"}))
+	sink := NewSink(run, nil, nil)
+	ctx := trace.WithSinks(context.Background(), sink)
+	executors := func() []string {
+		root := must[[]*Node](t)(s.Tree(run.ID()))
+		var out []string
+		Walk(root, func(n *Node, depth int) bool {
+			out = append(out, fmt.Sprintf("%d %s %s %q %q", n.Seq, n.Status, n.Name, n.Executor, n.TemplateSource))
+			return true
+		})
+		return out
+	}
+	sctx, step := trace.Start(ctx, trace.Step, "review", nil)
+	wctx := trace.Wait(sctx, trace.Task, "review/file")
+	_, agent := trace.Start(sctx, trace.Task, "code/implement", value.DictOf("plan", value.String("p")), trace.Key("h2"),
+		trace.Executor("agent:claude"), trace.Detail(sourced("local .evalrun/templates/code-implement.xml:1")))
+	agent.Running()
+	want := []string{
+		`1 running review "" ""`,
+		`2 pending review/file "" ""`,
+		`3 running code/implement "agent:claude" "local .evalrun/templates/code-implement.xml:1"`,
+	}
+	if diff := cmp.Diff(want, executors()); diff != "" {
+		t.Errorf("started without waiting: (-want +got)\n%s", diff)
+	}
+	// The waiting call claims its node, which gets its executor then.
+	tctx, task := trace.Start(wctx, trace.Task, "review/file", value.DictOf("path", value.String("a.go")), trace.Key("h1"),
+		trace.Executor("openai:gpt-4.1"), trace.Detail(sourced("global review-file.xml:3")))
+	task.Running()
+	_, tool := trace.Start(tctx, trace.Tool, "system_read_file", value.DictOf("path", value.String("a.go")))
+	tool.Running()
+	want[1] = `2 running review/file "openai:gpt-4.1" "global review-file.xml:3"`
+	want = append(want[:2], append([]string{`4 running system_read_file "" ""`}, want[2:]...)...)
+	if diff := cmp.Diff(want, executors()); diff != "" {
+		t.Errorf("claimed: (-want +got)\n%s", diff)
+	}
+	// A call that failed before its template was found holds a nil one.
+	var none *nilSourced
+	_, early := trace.Start(sctx, trace.Task, "missing", nil, trace.Detail(none))
+	early.End(trace.Result{Status: trace.Failed, Error: "no template missing"}, trace.Usage{})
+	tool.End(trace.Result{Status: trace.Completed}, trace.Usage{})
+	// The result's notes, once it has ended, are what it names.
+	task.End(trace.ResultOf(&value.TaskResult{Status: value.StatusComplete, Notes: value.DictOf(
+		"provider", value.String("openai"), "model", value.String("gpt-4.1-mini"),
+		"template_source", value.String("global review-file.xml:3"))}, false), trace.Usage{})
+	agent.End(trace.ResultOf(&value.TaskResult{Status: value.StatusComplete, Notes: value.NewDict(0)}, false), trace.Usage{})
+	step.End(trace.Result{Status: trace.Completed}, trace.Usage{})
+	want = []string{
+		`1 completed review "" ""`,
+		`2 completed review/file "openai:gpt-4.1-mini" "global review-file.xml:3"`,
+		`4 completed system_read_file "" ""`,
+		`3 completed code/implement "agent:claude" "local .evalrun/templates/code-implement.xml:1"`,
+		`5 failed missing "" ""`,
+	}
+	if diff := cmp.Diff(want, executors()); diff != "" {
+		t.Errorf("ended: (-want +got)\n%s", diff)
+	}
+}
+
+// nilSourced is a pointer type with a Source method that a nil value
+// cannot run.
+type nilSourced struct{ src string }
+
+func (s *nilSourced) Source() string { return s.src }
+
+// TestSinkLabelsAWaitingCallWithItsArguments: a call waiting for its slot
+// is labelled with the arguments it was made with (trace.Args), then, once
+// started, with its inputs.
+func TestSinkLabelsAWaitingCallWithItsArguments(t *testing.T) {
+	s, _ := openTest(t)
+	run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "w.sexp"}))
+	ctx := trace.WithSinks(context.Background(), NewSink(run, nil, nil))
+	labels := func() []string {
+		var out []string
+		Walk(must[[]*Node](t)(s.Tree(run.ID())), func(n *Node, depth int) bool {
+			out = append(out, fmt.Sprintf("%d %s %s %q", n.Seq, n.Status, n.Name, n.Label))
+			return true
+		})
+		return out
+	}
+	w1 := trace.Wait(ctx, trace.Task, "review/file", trace.Args(value.List{value.String("api.go")}))
+	trace.Wait(ctx, trace.Task, "review/file", trace.Args(value.List{value.String("store.go")}))
+	trace.Wait(ctx, trace.Tool, "read_file", trace.Args(value.DictOf("path", value.String("x.go"))))
+	want := []string{`1 pending review/file "api.go"`, `2 pending review/file "store.go"`, `3 pending read_file "x.go"`}
+	if diff := cmp.Diff(want, labels()); diff != "" {
+		t.Errorf("waiting: (-want +got)\n%s", diff)
+	}
+	_, sp := trace.Start(w1, trace.Task, "review/file", value.DictOf("path", value.String("api.go"), "focus", value.String("all")), trace.Key("h"))
+	sp.Running()
+	want[0] = `1 running review/file "api.go, all"`
+	if diff := cmp.Diff(want, labels()); diff != "" {
+		t.Errorf("started: (-want +got)\n%s", diff)
+	}
+}

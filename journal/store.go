@@ -34,8 +34,9 @@ const DefaultPath = ".evalrun/journal.db"
 //
 // Version 3 added the process running a run (Owner): runs.owner_pid,
 // owner_host and owner_start (0 and "" for the runs of older versions,
-// whose process is unknown); a version 1 or 2 journal is migrated when it
-// is opened.
+// whose process is unknown), and what a call's start knows of it:
+// calls.executor, template_source and label; a version 1 or 2 journal is
+// migrated when it is opened.
 const SchemaVersion = 3
 
 // The statuses of runs and calls (SPEC §16.2).
@@ -255,6 +256,19 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 		{"runs", "owner_pid", "INTEGER NOT NULL DEFAULT 0"},
 		{"runs", "owner_host", "TEXT NOT NULL DEFAULT ''"},
 		{"runs", "owner_start", "TEXT NOT NULL DEFAULT ''"},
+	}); err != nil {
+		return fmt.Errorf("migrating the journal to schema version 3: %w", err)
+	}
+	// Version 3 also added what executes a call and its template's
+	// provenance, known when the call starts (Call.SetExecutor); '' for
+	// calls recorded before the columns existed (their results' notes
+	// hold them) and for steps.
+	if err := addMissingColumns(ctx, tx, []columnDef{
+		{"calls", "executor", "TEXT NOT NULL DEFAULT ''"},
+		{"calls", "template_source", "TEXT NOT NULL DEFAULT ''"},
+		// A task's or tool's short label (CallLabel), recorded with its
+		// inputs.
+		{"calls", "label", "TEXT NOT NULL DEFAULT ''"},
 	}); err != nil {
 		return fmt.Errorf("migrating the journal to schema version 3: %w", err)
 	}

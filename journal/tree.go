@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"cmp"
 	"database/sql"
 	"fmt"
 	"time"
@@ -29,7 +30,16 @@ type Node struct {
 	Replayed   bool
 	StartedAt  time.Time
 	FinishedAt time.Time
-	Children   []*Node
+	// Executor is what executed the task ("openai:gpt-4.1",
+	// "agent:claude") and TemplateSource its template's provenance (SCOPE
+	// PATH:LINE): recorded when the call started (Call.SetExecutor), else
+	// read from its result's notes; "" when neither has them.
+	Executor       string
+	TemplateSource string
+	// Label is the call's short label (CallLabel of its inputs), recorded
+	// with them; "" for steps and calls recorded before labels were.
+	Label    string
+	Children []*Node
 }
 
 // Tree returns the top-level calls of a run, each with its children, in seq
@@ -50,8 +60,8 @@ func (s *Store) Tree(runID string) ([]*Node, error) {
 	}
 	ended := runStatus == StatusRunning && owner.Gone()
 	rows, err := db.Query(`SELECT id, COALESCE(parent_id, 0), seq, kind, name, status, input_hash, inputs, result, error,
-		attempts, input_tokens, output_tokens, turns, cost_usd, replayed, started_at, finished_at
-		FROM calls WHERE run_id = ? ORDER BY seq`, runID)
+		attempts, input_tokens, output_tokens, turns, cost_usd, replayed, started_at, finished_at, executor, template_source,
+		label FROM calls WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -65,7 +75,7 @@ func (s *Store) Tree(runID string) ([]*Node, error) {
 		var cost sql.NullFloat64
 		if err := rows.Scan(&n.ID, &n.ParentID, &n.Seq, &n.Kind, &n.Name, &n.Status, &n.InputHash, &inputs, &result,
 			&n.Error, &n.Attempts, &n.Usage.InputTokens, &n.Usage.OutputTokens, &n.Usage.Turns, &cost, &n.Replayed,
-			&started, &finished); err != nil {
+			&started, &finished, &n.Executor, &n.TemplateSource, &n.Label); err != nil {
 			return nil, fmt.Errorf("journal: %w", err)
 		}
 		if cost.Valid {
@@ -85,6 +95,11 @@ func (s *Store) Tree(runID string) ([]*Node, error) {
 		if ended && Halted(n.Status, n.Kind) {
 			n.Status, n.Error = StatusFailed, HaltedEndedError
 		}
+		if tr, ok := n.Result.(*value.TaskResult); ok && tr.Notes != nil {
+			x := ExecutorName(dictString(tr.Notes, "executor"), dictString(tr.Notes, "provider"), dictString(tr.Notes, "model"))
+			n.Executor = cmp.Or(x, n.Executor)
+			n.TemplateSource = cmp.Or(dictString(tr.Notes, "template_source"), n.TemplateSource)
+		}
 		all = append(all, &n)
 		byID[n.ID] = &n
 	}
@@ -100,6 +115,19 @@ func (s *Store) Tree(runID string) ([]*Node, error) {
 		}
 	}
 	return roots, nil
+}
+
+// ExecutorName is the executor a task's notes name (SPEC §11.5):
+// notes.executor ("agent:claude") when set, else provider:model, else the
+// provider; "" when the notes name none. The run viewer shows it too.
+func ExecutorName(executor, provider, model string) string {
+	switch {
+	case executor != "":
+		return executor
+	case provider != "" && model != "":
+		return provider + ":" + model
+	}
+	return provider
 }
 
 // CurrentPosition returns the current position of a tree (SPEC §16.3): the

@@ -45,6 +45,7 @@ type stmts struct {
 	setRunning  *sql.Stmt
 	setInput    *sql.Stmt
 	setPrompt   *sql.Stmt
+	setExecutor *sql.Stmt
 	endCall     *sql.Stmt
 	beginTx     *sql.Stmt
 	commitTx    *sql.Stmt
@@ -70,16 +71,17 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 	prep(&w.finishRun, "UPDATE runs SET status = ?, finished_at = ?, final = ?, error = ? WHERE id = ?")
 	prep(&w.insertCall, `INSERT INTO calls (run_id, parent_id, seq, kind, name, status, input_hash, inputs, result, error,
 		attempts, input_tokens, output_tokens, turns, cost_usd, replayed, started_at, finished_at, queued_at,
-		system_prompt, user_prompt)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		system_prompt, user_prompt, executor, template_source, label)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	prep(&w.beginTx, "BEGIN IMMEDIATE")
 	prep(&w.commitTx, "COMMIT")
 	prep(&w.rollbackTx, "ROLLBACK")
 	prep(&w.claimStep, "UPDATE calls SET status = ?, input_hash = ?, inputs = ?, started_at = ? WHERE id = ?")
 	prep(&w.setStatus, "UPDATE calls SET status = ? WHERE id = ?")
 	prep(&w.setRunning, "UPDATE calls SET status = ?, started_at = COALESCE(started_at, ?) WHERE id = ?")
-	prep(&w.setInput, "UPDATE calls SET input_hash = ?, inputs = ? WHERE id = ?")
+	prep(&w.setInput, "UPDATE calls SET input_hash = ?, inputs = ?, label = ? WHERE id = ?")
 	prep(&w.setPrompt, "UPDATE calls SET system_prompt = ?, user_prompt = ? WHERE id = ?")
+	prep(&w.setExecutor, "UPDATE calls SET executor = ?, template_source = ? WHERE id = ?")
 	prep(&w.endCall, `UPDATE calls SET status = ?, result = ?, error = ?, attempts = ?, input_tokens = ?,
 		output_tokens = ?, turns = ?, cost_usd = ?, replayed = ?, started_at = COALESCE(started_at, ?), finished_at = ? WHERE id = ?`)
 	if w.preparedErr != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -48,7 +49,8 @@ func bigJournal(tb testing.TB, dir string, runs int) (string, string) {
 	insRun, _ := tx.Prepare(`INSERT INTO runs (id, workflow, workflow_sha, arguments, status, resumed_from, started_at, finished_at, final, error)
 		VALUES (?, 'big.sexp', 'abc', '{"n":1}', ?, '', ?, ?, '"ok"', '')`)
 	insCall, _ := tx.Prepare(`INSERT INTO calls (id, run_id, parent_id, seq, kind, name, status, input_hash, inputs, result, input_tokens,
-		output_tokens, turns, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, 'completed', 'h', ?, ?, ?, ?, 1, ?, ?)`)
+		output_tokens, turns, started_at, finished_at, label, executor, template_source)
+		VALUES (?, ?, ?, ?, ?, ?, 'completed', 'h', ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`)
 	if _, err := insRun.Exec(big, "completed", start.UnixNano(), start.Add(time.Hour).UnixNano()); err != nil {
 		tb.Fatal(err)
 	}
@@ -61,10 +63,12 @@ func bigJournal(tb testing.TB, dir string, runs int) (string, string) {
 		at := start.Add(time.Duration(i) * 300 * time.Millisecond)
 		if i%100 == 0 {
 			stepID = id
-			_, err = insCall.Exec(id, big, nil, seq, "step", fmt.Sprintf("batch %d", i/100), nil, `"done"`, 0, 0, at.UnixNano(), at.Add(30*time.Second).UnixNano())
+			_, err = insCall.Exec(id, big, nil, seq, "step", fmt.Sprintf("batch %d", i/100), nil, `"done"`, 0, 0, at.UnixNano(), at.Add(30*time.Second).UnixNano(),
+				"", "", "")
 		} else {
 			result := fmt.Sprintf(`{"status":"COMPLETE","content":"Summary of file %d: it defines two functions and a type.","parsedContent":null,"notes":{"template_used":"summarise","template_source":"local .evalrun/templates/summarise.xml:1","provider":"openai","model":"gpt-4.1-mini","cost_usd":0.00031,"usage":{"input_tokens":900,"output_tokens":60,"turns":1}}}`, i)
-			_, err = insCall.Exec(id, big, stepID, seq, "task", "summarise", fmt.Sprintf(`{"path":"src/file%d.go"}`, i), result, 900, 60, at.UnixNano(), at.Add(2*time.Second).UnixNano())
+			_, err = insCall.Exec(id, big, stepID, seq, "task", "summarise", fmt.Sprintf(`{"path":"src/file%d.go"}`, i), result, 900, 60, at.UnixNano(), at.Add(2*time.Second).UnixNano(),
+				fmt.Sprintf("src/file%d.go", i), "openai:gpt-4.1-mini", "local .evalrun/templates/summarise.xml:1")
 		}
 		if err != nil {
 			tb.Fatal(err)
@@ -80,7 +84,7 @@ func bigJournal(tb testing.TB, dir string, runs int) (string, string) {
 		for k := 1; k <= 3; k++ {
 			id++
 			if _, err := insCall.Exec(id, rid, nil, k, "task", "review", `{}`, `{"status":"COMPLETE","content":"ok","parsedContent":null,"notes":{"model":"m"}}`,
-				100, 10, at.UnixNano(), at.Add(time.Second).UnixNano()); err != nil {
+				100, 10, at.UnixNano(), at.Add(time.Second).UnixNano(), "", "m", ""); err != nil {
 				tb.Fatal(err)
 			}
 		}
@@ -204,6 +208,17 @@ func BenchmarkRunsPage10kRuns(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		serveGet(b, s, "/api/runs?limit=200")
+	}
+}
+
+// BenchmarkRunsSearch10kRuns is the runs page's request with a text
+// filter that every run must be compared with, in any case (the first 200
+// runs whose id, workflow or error contains it, and the total).
+func BenchmarkRunsSearch10kRuns(b *testing.B) {
+	s, _ := bigServer(b)
+	b.ResetTimer()
+	for b.Loop() {
+		serveGet(b, s, "/api/runs?limit=200&q="+url.QueryEscape("ÜNÏ"))
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/evalrun/evalrun/journal"
+	"github.com/evalrun/evalrun/trace"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -481,6 +482,32 @@ func TestBrowserTenThousandCallRunIsVirtualised(t *testing.T) {
 	}
 	waitJS(t, ctx, "its detail", `document.querySelector(".detail").innerText.includes("Summary of file 9999")`)
 	shot(t, ctx, "run-10k.png")
+
+	// On a phone the page scrolls with the call panel below the tree, but
+	// the tree keeps a height of its own: its rows are still drawn only as
+	// they come into view (all 10,000 at full height left the page blank
+	// where a selected call had scrolled it).
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 740), chromedp.Navigate(ts.URL+"/runs/"+id+"?call=5000")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the selected call drawn", `!!document.querySelector('.row.sel[data-seq="5000"]')`)
+	if n := jsString(ctx, t, `document.querySelectorAll(".row").length + ""`); len(n) > 2 {
+		t.Errorf("%s rows in the document at 360 px for a run of 10,000 calls", n)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="5000"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "its panel", `document.querySelector(".detail").innerText.includes("Summary of file 4999")`)
+	time.Sleep(400 * time.Millisecond) // the panel is brought into view smoothly
+	if got := jsString(ctx, t, `(() => { const r = document.querySelector('.row.sel[data-seq="5000"]'), d = document.querySelector(".detail-head");
+		const inView = (e) => { const b = e.getBoundingClientRect(); return b.bottom > 0 && b.top < innerHeight; };
+		return (r && inView(r) ? "row" : "no row") + ", " + (inView(d) ? "panel" : "no panel") })()`); got != "row, panel" {
+		t.Errorf("at 360 px with call 5000 open: %s", got)
+	}
+	if h := jsString(ctx, t, `document.documentElement.scrollHeight + ""`); len(h) > 4 {
+		t.Errorf("the page is %s px high at 360 px", h)
+	}
+	shot(t, ctx, "run-10k-360.png")
 }
 
 // TestBrowserPlanStepOutputs opens a plan that has run: the task table
@@ -948,4 +975,83 @@ func TestBrowserPlanLongTitleIsClamped(t *testing.T) {
 	if got := jsString(ctx, t, `document.querySelector('tr[data-id="IMPL-6"] td:nth-child(2)').title`); got != long {
 		t.Errorf("title tooltip = %q", got)
 	}
+}
+
+// srcDetail is a task span's detail with its template's provenance, as a
+// *templates.Template has it.
+type srcDetail string
+
+func (s srcDetail) Source() string { return string(s) }
+
+// TestBrowserRunningCallShowsItsExecutor: a call still running shows what
+// executes it (an agent: the kind label "agent" and agent:claude) and its
+// template's provenance, which the journal records when it starts, not
+// only when it ends.
+func TestBrowserRunningCallShowsItsExecutor(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+f.running)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the running run's two steps", `document.querySelectorAll(".row").length === 2`)
+	// The call goes through the journal's sink, as a run's does.
+	sink := journal.NewSink(f.live, nil, func(err error) { t.Error(err) })
+	tctx := trace.WithSinks(context.Background(), sink)
+	_, span := trace.Start(tctx, trace.Task, "code/implement", value.DictOf("plan", value.String("p")), trace.Key("k1"),
+		trace.Executor("agent:claude"), trace.Detail(srcDetail("local .evalrun/templates/code-implement.xml:1")))
+	span.Running()
+	row := `document.querySelector('.row[data-seq="3"]')`
+	waitJS(t, ctx, "the running agent call", row+` && `+row+`.querySelector(".dot").classList.contains("running")`)
+	waitJS(t, ctx, "its kind and executor", row+`.querySelector(".kind").textContent === "agent" && `+row+`.querySelector(".exe").textContent === "agent:claude"`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="3"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "its panel", `document.querySelector(".detail .kv") && document.querySelector(".detail .kv").innerText.includes("local .evalrun/templates/code-implement.xml:1") && document.querySelector(".detail .kv").innerText.includes("agent:claude")`)
+	span.End(trace.ResultOf(&value.TaskResult{Status: value.StatusComplete, Content: "done", Notes: value.DictOf("executor", value.String("agent:claude"))}, false), trace.Usage{})
+}
+
+// TestBrowserParallelCallsAreLabelled: the three calls of review/file of
+// a parallel-map show their input values in the tree and in their bars'
+// titles, so that they can be told apart without opening each.
+func TestBrowserParallelCallsAreLabelled(t *testing.T) {
+	f := newFixture(t)
+	ts := viewerServer(t, f)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/runs/"+f.failed)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the tree", `document.querySelectorAll(".row").length === 10`)
+	got := jsString(ctx, t, `[...document.querySelectorAll(".row")].filter(r => r.querySelector(".nm").textContent === "review/file").map(r => (r.querySelector(".lbl") || {}).textContent + " | " + r.querySelector(".bar:not(.wait)").title.split(":")[0]).join("\n")`)
+	want := "api.go | task review/file api.go\nstore.go | task review/file store.go\ncli.go | task review/file cli.go"
+	if got != want {
+		t.Errorf("review rows:\n%s\nwant:\n%s", got, want)
+	}
+	// A label gives way before the name does: where the row is too narrow
+	// for both, the name is whole and the label cut (code/implement with
+	// its "current" tag, in the 1440 px window with the call panel open).
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.row[data-seq="10"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the call panel", `!document.querySelector(".detail").hidden`)
+	names := `(() => [...document.querySelectorAll(".row")].filter(r => r.querySelector(".lbl")).map(r => {
+		const nm = r.querySelector(".nm"), lbl = r.querySelector(".lbl");
+		return nm.textContent + (nm.scrollWidth > nm.clientWidth ? " cut" : " whole") + (lbl.clientWidth === 0 ? ", no label" : lbl.scrollWidth > lbl.clientWidth ? ", label cut" : "");
+	}).join("; "))()`
+	want = "plan/generate whole; review/file whole; read_file whole; review/file whole; review/file whole; code/implement whole, label cut"
+	if got := jsString(ctx, t, names); got != want {
+		t.Errorf("labelled names at 1440 px with the panel open: %s\nwant: %s", got, want)
+	}
+	shot(t, ctx, "labels.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 740)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "narrow", `window.innerWidth === 360`)
+	// On a phone a name may not fit even alone: then its label is gone.
+	for _, row := range strings.Split(jsString(ctx, t, names), "; ") {
+		if name, lbl, _ := strings.Cut(row, ", "); !strings.HasSuffix(name, " whole") && lbl != "no label" {
+			t.Errorf("labelled name at 360 px: %s", row)
+		}
+	}
+	shot(t, ctx, "labels-360.png")
 }

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 	"time"
@@ -47,6 +48,7 @@ type NodeJSON struct {
 	Seq          int             `json:"seq"`
 	Kind         string          `json:"kind"`
 	Name         string          `json:"name"`
+	Label        string          `json:"label"`
 	Status       string          `json:"status"`
 	InputHash    string          `json:"input_hash"`
 	Inputs       json.RawMessage `json:"inputs"`
@@ -63,9 +65,11 @@ type NodeJSON struct {
 
 	// Parent is the parent's seq, 0 at the top level.
 	Parent int `json:"parent"`
-	// TemplateSource is notes.template_source: SCOPE PATH:LINE.
+	// TemplateSource is notes.template_source: SCOPE PATH:LINE; while
+	// the call runs, what the journal recorded at its start.
 	TemplateSource string `json:"template_source"`
-	// Executor is notes.executor (agent:claude), else provider:model.
+	// Executor is notes.executor (agent:claude), else provider:model;
+	// while the call runs, what the journal recorded at its start.
 	Executor string `json:"executor"`
 	// CostUSD is the call's cost, null when unknown.
 	CostUSD *float64 `json:"cost_usd"`
@@ -152,21 +156,17 @@ func orNull(m json.RawMessage) json.RawMessage {
 // nodeJSON converts a call; runStart is the run's start (UnixNano).
 func nodeJSON(c *callRow, runStart int64) *NodeJSON {
 	n := &NodeJSON{
-		Seq: c.Seq, Kind: c.Kind, Name: c.Name, Status: c.Status, InputHash: c.InputHash,
+		Seq: c.Seq, Kind: c.Kind, Name: c.Name, Label: c.Label.String, Status: c.Status, InputHash: c.InputHash,
 		Inputs: orNull(c.Inputs), Result: orNull(c.Result), Error: strings.TrimSpace(c.Error), Attempts: c.Attempts,
 		InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, Turns: c.Turns, Replayed: c.Replayed,
 		StartedAt: timeJSON(c.Started.Int64, c.Started.Valid), FinishedAt: timeJSON(c.Finished.Int64, c.Finished.Valid),
-		Children: []*NodeJSON{}, Parent: c.ParentSeq, TemplateSource: c.Info.Notes.TemplateSource,
+		Children: []*NodeJSON{}, Parent: c.ParentSeq,
 	}
+	// The result's notes once the call has ended, else what was recorded
+	// when it started: as `status --json` has them.
 	notes := &c.Info.Notes
-	switch {
-	case notes.Executor != "":
-		n.Executor = notes.Executor
-	case notes.Provider != "" && notes.Model != "":
-		n.Executor = notes.Provider + ":" + notes.Model
-	case notes.Provider != "":
-		n.Executor = notes.Provider
-	}
+	n.Executor = cmp.Or(journal.ExecutorName(notes.Executor, notes.Provider, notes.Model), c.Executor.String)
+	n.TemplateSource = cmp.Or(notes.TemplateSource, c.TemplateSource.String)
 	if notes.CostUSD != nil {
 		v := *notes.CostUSD
 		n.CostUSD = &v

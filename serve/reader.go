@@ -127,7 +127,8 @@ func (r *reader) has(name string) bool {
 type RunFilter struct {
 	// Status keeps runs with this status ("" for all).
 	Status string
-	// Text keeps runs whose id, workflow or error contains it (case-insensitive).
+	// Text keeps runs whose id, workflow or error contains it, in any
+	// case (Unicode simple case folding).
 	Text string
 	// Limit and Offset page the list (Limit <= 0: all).
 	Limit, Offset int
@@ -281,9 +282,12 @@ func (r *reader) runs(ctx context.Context, f RunFilter) ([]*runRow, int, error) 
 		}
 	}
 	if t := strings.TrimSpace(f.Text); t != "" {
-		pat := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(t) + "%"
-		where = append(where, `(r.id LIKE ? ESCAPE '\' OR r.workflow LIKE ? ESCAPE '\' OR r.error LIKE ? ESCAPE '\')`)
-		args = append(args, pat, pat, pat)
+		// Case is ignored in all of Unicode (fold.go), not only in ASCII
+		// as LIKE does.
+		where = append(where, "("+containsFoldSQL+"(r.id, ?) OR "+containsFoldSQL+"(r.workflow, ?) OR "+
+			containsFoldSQL+"(r.error, ?))")
+		q := foldCase(t)
+		args = append(args, q, q, q)
 	}
 	cond := ""
 	if len(where) > 0 {
@@ -432,9 +436,15 @@ type callRow struct {
 	Replayed                      bool
 	Started, Finished             sql.NullInt64
 	Queued                        sql.NullInt64 // when the call was begun (journals that record it)
-	Inputs, Result                json.RawMessage
-	Info                          *resultInfo
-	SystemPrompt, UserPrompt      sql.NullString
+	// Executor and TemplateSource are what the journal recorded when the
+	// call started (journal.Call.SetExecutor); NULL in older journals.
+	Executor, TemplateSource sql.NullString
+	// Label is the call's short label (journal.CallLabel), NULL in older
+	// journals.
+	Label                    sql.NullString
+	Inputs, Result           json.RawMessage
+	Info                     *resultInfo
+	SystemPrompt, UserPrompt sql.NullString
 
 	raw  []byte          // the result until readInfos reads it
 	cost sql.NullFloat64 // the cost column, where the journal has one
@@ -447,7 +457,7 @@ func (r *reader) callSelect(full bool) string {
 		"c.input_hash", "c.error", "c.attempts", "c.turns", "c.input_tokens", "c.output_tokens", "c.replayed",
 		"c.started_at", "c.finished_at", "c.result",
 	}
-	for _, opt := range []string{"cost_usd", "queued_at"} {
+	for _, opt := range []string{"cost_usd", "queued_at", "executor", "template_source", "label"} {
 		if r.has(opt) {
 			cols = append(cols, "c."+opt)
 		} else {
@@ -470,7 +480,8 @@ func (r *reader) scanCall(sc interface{ Scan(...any) error }, full bool) (*callR
 	var result []byte
 	var cost sql.NullFloat64
 	dest := []any{&c.ID, &c.Parent, &c.Seq, &c.ParentSeq, &c.Kind, &c.Name, &c.Status, &c.InputHash, &c.Error,
-		&c.Attempts, &c.Turns, &c.InputTokens, &c.OutputTokens, &c.Replayed, &c.Started, &c.Finished, &result, &cost, &c.Queued}
+		&c.Attempts, &c.Turns, &c.InputTokens, &c.OutputTokens, &c.Replayed, &c.Started, &c.Finished, &result, &cost, &c.Queued,
+		&c.Executor, &c.TemplateSource, &c.Label}
 	var inputs sql.NullString
 	if full {
 		dest = append(dest, &inputs, &c.SystemPrompt, &c.UserPrompt)

@@ -3,10 +3,12 @@ package serve
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -158,7 +160,7 @@ func TestAPIRunHasTheShapeOfStatusJSON(t *testing.T) {
 	}
 	// Every key of `status --json` nodes is there, with the viewer's additions.
 	keys := strings.Join(sortedKeys(page.Nodes[0]), " ")
-	want := "attempts children cost_usd end_ms error executor finished_at input_hash input_tokens inputs kind name output_tokens parent queued_ms replayed result seq start_ms started_at status summary template_source turns"
+	want := "attempts children cost_usd end_ms error executor finished_at input_hash input_tokens inputs kind label name output_tokens parent queued_ms replayed result seq start_ms started_at status summary template_source turns"
 	if keys != want {
 		t.Errorf("node keys = %s", keys)
 	}
@@ -174,6 +176,14 @@ func TestAPIRunHasTheShapeOfStatusJSON(t *testing.T) {
 	}
 	if res := first["result"].(map[string]any); res["content"] != "1. Serve ignores the context.\n2. No timeout on the listener." {
 		t.Errorf("first review result = %v", res)
+	}
+	// The calls of one template side by side are told apart by their labels.
+	var labels []string
+	for _, k := range kids {
+		labels = append(labels, k.(map[string]any)["label"].(string))
+	}
+	if strings.Join(labels, ",") != "api.go,store.go,cli.go" || review["label"] != "" {
+		t.Errorf("review labels = %q, step label %q", labels, review["label"])
 	}
 	agent := kids[1].(map[string]any)
 	if agent["executor"] != "agent:claude" || agent["cost_usd"] != 0.0191 || agent["turns"] != 3.0 {
@@ -940,5 +950,38 @@ func TestAPIRunsUnknownStatusIs400(t *testing.T) {
 	get(t, ts, "/api/runs?status=completed", 200, &runs)
 	if len(runs) != 2 {
 		t.Errorf("completed runs = %d, want 2", len(runs))
+	}
+}
+
+func TestAPIRunsTextFilterIgnoresCaseInUnicode(t *testing.T) {
+	f := newFixture(t)
+	r, err := f.store.StartRun(journal.RunInfo{WorkflowPath: "prüfung-ünï.sexp", WorkflowSHA256: "x"})
+	f.must(err)
+	f.must(r.Finish(journal.StatusFailed, nil, errors.New("Größe überschritten: ΣΊΣΥΦΟΣ")))
+	ts := testServer(t, f)
+	for _, c := range []struct {
+		q    string
+		want int
+	}{
+		{"ünï", 1}, {"ÜNÏ", 1}, {"PRÜFUNG-Ünï", 1}, {"GRÖßE", 1}, {"größe ÜBERSCHRITTEN", 1},
+		{"σίσυφος", 1}, {"ΣΊΣΥΦΟΣ", 1},
+		{"RELEASE", 4}, {"%", 0}, {"_", 0}, {"ünïx", 0},
+	} {
+		var got []RunJSON
+		hdr := get(t, ts, "/api/runs?q="+url.QueryEscape(c.q), 200, &got)
+		if len(got) != c.want || hdr.Get("X-Total-Count") != fmt.Sprint(c.want) {
+			t.Errorf("q=%s: %d runs (total %s), want %d", c.q, len(got), hdr.Get("X-Total-Count"), c.want)
+		}
+		if c.want == 1 && c.q != "RELEASE" && (len(got) != 1 || got[0].ID != r.ID()) {
+			t.Errorf("q=%s: %v, want run %s", c.q, got, r.ID())
+		}
+	}
+}
+
+func TestFoldCase(t *testing.T) {
+	for _, c := range [][2]string{{"ÜNÏ", "ünï"}, {"Kelvin \u212a", "kelvin k"}, {"ΣΊΣΥΦΟΣ", "σίσυφοσ"}, {"plain-ascii_1", "plain-ascii_1"}} {
+		if got, want := foldCase(c[0]), foldCase(c[1]); got != want {
+			t.Errorf("foldCase(%q) = %q, foldCase(%q) = %q: want equal", c[0], got, c[1], want)
+		}
 	}
 }

@@ -191,6 +191,7 @@ const (
 	attrPrompt
 	attrTotal
 	attrTitle
+	attrArgs
 )
 
 // Key is the key under which a call may be replayed and is journaled: a
@@ -222,6 +223,12 @@ func Total(n int) Attr { return Attr{key: attrTotal, val: n} }
 // plan task's title.
 func Title(t string) Attr { return Attr{key: attrTitle, str: t} }
 
+// Args are the arguments of a call as it was made, given to Wait: a
+// waiting call's inputs are not known until its template binds them, but
+// its arguments tell it apart from the calls of the same template beside
+// it (the journal labels it with them).
+func Args(v value.Value) Attr { return Attr{key: attrArgs, val: v} }
+
 // Span is one call seen through the seam. The methods of a nil *Span do
 // nothing, so that code traced without sinks pays nothing.
 type Span struct {
@@ -234,6 +241,7 @@ type Span struct {
 	mu       sync.Mutex
 	started  time.Time
 	inputs   value.Value
+	args     value.Value
 	key      string
 	executor string
 	detail   any
@@ -291,6 +299,16 @@ func (s *Span) Inputs() value.Value {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.inputs
+}
+
+// Args are the arguments given to Wait (Args); nil when none were.
+func (s *Span) Args() value.Value {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.args
 }
 
 // Key is the span's replay and journal key (Key); "" when none.
@@ -619,14 +637,19 @@ func Abandon(ctx context.Context, r Result) {
 // hand to the call, whose Start of the same kind and name claims the span.
 // Spans of other kinds or names started under it are made as if Wait had
 // not been called (an internal call made before the claim is no child of
-// the waiting call).
-func Wait(ctx context.Context, kind Kind, name string) context.Context {
+// the waiting call). Of attrs only Args is used.
+func Wait(ctx context.Context, kind Kind, name string, attrs ...Attr) context.Context {
 	f := frameOf(ctx)
 	if f == nil {
 		return ctx
 	}
 	now := time.Now()
 	s := &Span{id: f.tr.next.Add(1), kind: kind, name: name, parent: f.parent, tr: f.tr, started: now, state: Waiting}
+	for _, a := range attrs {
+		if a.key == attrArgs {
+			s.args, _ = a.val.(value.Value)
+		}
+	}
 	f.tr.emit(Event{Type: Waiting, Span: s, Time: now})
 	return context.WithValue(ctx, ctxKey{}, &frame{tr: f.tr, parent: f.parent, pending: s})
 }

@@ -462,6 +462,9 @@ function runPage(ref, params) {
     const name = h("span", { class: "nm" + (n.kind === "step" ? " step-name" : ""), title: n.template_source || null, text: n.kind === "step" ? JSON.stringify(n.name) : n.name });
     const nameCell = h("div", { class: "cell-name", style: `padding-left:${6 + n.depth * 16}px` },
       twist, h("span", { class: "dot " + n.status, title: n.status }), h("span", { class: "kind " + kind, text: kind }), name,
+      // The call's input values: what tells apart the calls of one
+      // template side by side (a parallel-map).
+      n.label ? h("span", { class: "lbl", title: n.label, text: n.label }) : null,
       n.replayed ? h("span", { class: "tag replayed", text: "replayed" }) : null,
       n.seq === st.current ? h("span", { class: "tag current", text: "current" }) : null,
       n.summary ? h("span", { class: "sum", title: n.summary, text: n.summary }) : null);
@@ -491,7 +494,7 @@ function runPage(ref, params) {
     }
     if (s != null) {
       const l = (s / st.span) * 100, w = Math.max(((e - s) / st.span) * 100, 0.15);
-      time.append(h("div", { class: "bar " + cls, style: `left:${l}%;width:${w}%`, title: `${n.kind} ${n.name}: ${duration(s / 1000) || "0"} → ${e != null ? duration(e / 1000) : "…"}` }));
+      time.append(h("div", { class: "bar " + cls, style: `left:${l}%;width:${w}%`, title: `${n.kind} ${n.name}${n.label ? " " + n.label : ""}: ${duration(s / 1000) || "0"} → ${e != null ? duration(e / 1000) : "…"}` }));
       if (e - s > 0) {
         // The duration goes right of the bar, else left of it (unless a
         // slot wait is drawn there), else inside it; with room for none,
