@@ -480,16 +480,27 @@ func (r *runner) roleTemplate(t *Task) string {
 
 var varRef = regexp.MustCompile(`\[([A-Za-z_][A-Za-z0-9_]*)\]`)
 
-// substitute replaces [var] by the output of an earlier step; quote is
-// applied to each value (shell quoting inside bash(…)).
-func substitute(s string, vars map[string]string, quote func(string) string) string {
-	return varRef.ReplaceAllStringFunc(s, func(m string) string {
-		v, ok := vars[m[1:len(m)-1]]
+// substitute replaces [var] by the output of an earlier step; quote, when
+// not nil, is applied to each value with the text before it (inside
+// bash(…), shellwords.QuoteAt: one shell word, or escaped for the quotes
+// the command has open around [var]).
+func substitute(s string, vars map[string]string, quote func(prefix, v string) string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range varRef.FindAllStringSubmatchIndex(s, -1) {
+		v, ok := vars[s[m[2]:m[3]]]
 		if !ok {
-			return m
+			continue
 		}
-		return quote(v)
-	})
+		b.WriteString(s[last:m[0]])
+		if quote != nil {
+			v = quote(b.String(), v)
+		}
+		b.WriteString(v)
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // execute runs the steps and the agent calls of a task and returns the
@@ -663,7 +674,7 @@ func (r *runner) run1(ctx context.Context, t *Task, step string, c Command, vars
 		res.Agent = c.Agent
 	}
 	if c.Kind == CmdAgent {
-		prompt := substitute(c.Text, vars, func(s string) string { return s })
+		prompt := substitute(c.Text, vars, nil)
 		dir := r.p.Root
 		if c.Dir != "" {
 			dir = filepath.Join(r.p.Root, c.Dir)
@@ -672,7 +683,7 @@ func (r *runner) run1(ctx context.Context, t *Task, step string, c Command, vars
 		res.Output = ans.Text
 		return res, ans, err
 	}
-	text := substitute(c.Text, vars, shellwords.Quote)
+	text := substitute(c.Text, vars, shellwords.QuoteAt)
 	cmd := exec.CommandContext(ctx, "sh", "-c", text)
 	cmd.Dir = r.p.Root
 	cmd.Env = r.opts.Env
@@ -714,7 +725,7 @@ func (r *runner) expandCCW(ctx context.Context, c Command) (Command, error) {
 // directory), [var] replaced.
 func (r *runner) readCommand(c Command, vars map[string]string) (CommandResult, Answer, error) {
 	res := CommandResult{ExitCode: -1}
-	path := substitute(c.Text, vars, func(s string) string { return s })
+	path := substitute(c.Text, vars, nil)
 	if rest, ok := strings.CutPrefix(path, "~/"); ok {
 		if home, err := os.UserHomeDir(); err == nil {
 			path = filepath.Join(home, rest)

@@ -416,3 +416,33 @@ func TestContainerCompletedAfterSubtask(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }
+
+// TestStepVarInsideQuotes substitutes a hostile step output for [v]
+// written bare and inside the command's own double and single quotes: the
+// value reaches printf byte for byte and nothing in it runs.
+func TestStepVarInsideQuotes(t *testing.T) {
+	pre := `{"step": "value", "command": "bash(cat hostile.txt)", "output_to": "v"},
+	 {"step": "use", "command": "bash(printf '[%s]' \"[v]\" '[v]' [v] \"x$(printf '%s' \"[v]\")y\")", "output_to": "q"}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", pre, `"go"`)}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	hostile := "a\"$(touch pwned1)`touch pwned2`'$(touch pwned3)'\\\"; touch pwned4; echo \"$HOME"
+	if err := os.WriteFile(filepath.Join(p.Root, "hostile.txt"), []byte(hostile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	an := input(fx.tasks[0], "analysis")
+	if q, want := field(an, "q"), "["+hostile+"]["+hostile+"]["+hostile+"][x"+hostile+"y]"; q != want {
+		t.Errorf("q = %q\nwant %q", q, want)
+	}
+	for i := 1; i <= 4; i++ {
+		if _, err := os.Stat(filepath.Join(p.Root, fmt.Sprintf("pwned%d", i))); err == nil {
+			t.Errorf("pwned%d was created: a step output ran as a command", i)
+		}
+	}
+}

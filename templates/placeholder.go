@@ -404,10 +404,11 @@ func (t *Text) Render(lookup Lookup) (text string, missing []string) {
 }
 
 // RenderQuoted is Render with the final text of every placeholder — after
-// its filters — passed through quote, so that each placeholder becomes, for
-// example, exactly one shell word (SPEC §12.4). Literal text is kept as
-// written. A nil quote renders as Render does.
-func (t *Text) RenderQuoted(lookup Lookup, quote func(string) string) (text string, missing []string) {
+// its filters — passed through quote with the text rendered before it, so
+// that each placeholder becomes, for example, exactly one shell word quoted
+// for the quotes the text around it has open (SPEC §12.4). Literal text is
+// kept as written. A nil quote renders as Render does.
+func (t *Text) RenderQuoted(lookup Lookup, quote func(prefix, s string) string) (text string, missing []string) {
 	if t.placeholders == 0 {
 		if len(t.chunks) == 1 {
 			return t.chunks[0].lit, nil
@@ -429,7 +430,7 @@ func (t *Text) RenderQuoted(lookup Lookup, quote func(string) string) (text stri
 			continue
 		}
 		if quote != nil {
-			b.WriteString(quote(value.Text(v)))
+			b.WriteString(quote(b.String(), value.Text(v)))
 			continue
 		}
 		value.WriteText(&b, v)

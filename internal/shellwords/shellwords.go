@@ -145,3 +145,107 @@ func expands(s string, i int) bool {
 func Quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// QuoteAt quotes s for the place at the end of the shell text prefix, so
+// that the shell reads it back as exactly s however prefix left the
+// quoting: outside quotes (and at the top of a command substitution) it is
+// Quote(s); inside single quotes each ' becomes '\” (close, quoted quote,
+// reopen); inside double quotes \ $ ` and " are escaped with a backslash,
+// so that $(…), `…` and $NAME in s stay text. A value substituted into
+// `grep "{{pattern}}"` or `echo '[var]'` can thus not start a command.
+func QuoteAt(prefix, s string) string {
+	state, backquotes := quoteState(prefix)
+	switch state {
+	case inSingle:
+		s = strings.ReplaceAll(s, "'", `'\''`)
+	case inDouble:
+		s = escape(s, "\\$`\"")
+	default:
+		s = Quote(s)
+	}
+	// Inside `…` the shell first removes a backslash before \ $ and `.
+	for range backquotes {
+		s = escape(s, "\\$`")
+	}
+	return s
+}
+
+// escape puts a backslash before every byte of s that is in chars.
+func escape(s, chars string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(chars, s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// The quoting states of quoteState.
+const (
+	unquoted = iota
+	inSingle
+	inDouble
+)
+
+// quoteState scans the shell text s and returns the quoting in force at
+// its end, and how many `…` substitutions are open there. Command
+// substitutions ($(…) and `…`) open a new unquoted level that their
+// closing character ends, so that the double quotes around "$(cmd 'x')"
+// are found again after it.
+func quoteState(s string) (state, backquotes int) {
+	// stack holds the enclosing levels: their state and what closes a
+	// substitution started in them (')' or '`').
+	type level struct {
+		state int
+		close byte
+	}
+	stack := []level{{unquoted, 0}}
+	top := func() *level { return &stack[len(stack)-1] }
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		l := top()
+		switch l.state {
+		case inSingle:
+			if c == '\'' {
+				l.state = unquoted
+			}
+			continue
+		case inDouble:
+			switch {
+			case c == '\\':
+				i++
+			case c == '"':
+				l.state = unquoted
+			case c == '$' && i+1 < len(s) && s[i+1] == '(':
+				i++
+				stack = append(stack, level{unquoted, ')'})
+			case c == '`':
+				stack = append(stack, level{unquoted, '`'})
+			}
+			continue
+		}
+		switch {
+		case c == '\\':
+			i++
+		case c == '\'':
+			l.state = inSingle
+		case c == '"':
+			l.state = inDouble
+		case len(stack) > 1 && c == l.close:
+			stack = stack[:len(stack)-1]
+		case c == '(':
+			// $( or a subshell: both end at the matching ).
+			stack = append(stack, level{unquoted, ')'})
+		case c == '`':
+			stack = append(stack, level{unquoted, '`'})
+		}
+	}
+	for _, l := range stack {
+		if l.close == '`' {
+			backquotes++
+		}
+	}
+	return top().state, backquotes
+}

@@ -1,6 +1,10 @@
 package shellwords
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -117,5 +121,63 @@ func TestSplitLiteral(t *testing.T) {
 	}
 	if q := Quote("it's"); q != `'it'\''s'` {
 		t.Errorf("Quote = %s", q)
+	}
+}
+
+// TestQuoteAtShell runs sh on values substituted into every quoting
+// context a command can leave open and checks that the shell reads each
+// value back exactly, running nothing it holds.
+func TestQuoteAtShell(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	values := []string{
+		"plain", "it's", `say "hi"`, "$(touch PWNED)", "`touch PWNED`", "$HOME", "${HOME}",
+		`back\slash`, "new\nline", "-rf", `\`, `'`, `"`, "a'b\"c$d`e\\f", "",
+	}
+	// Each context is a printf command around the value; want is what the
+	// shell prints for value v.
+	contexts := []struct{ before, after string }{
+		{"printf '%s' ", ""},
+		{`printf '%s' "`, `"`},
+		{`printf '%s' "x`, `y"`},
+		{`printf '%s' '`, `'`},
+		{`printf '%s' 'x`, `y'`},
+		{`printf '%s' "$(printf '%s' `, `)"`},
+		{`printf '%s' "$(printf '%s' "`, `")"`},
+		{"printf '%s' \"`printf '%s' ", "`\""},
+		{`printf '%s' "$( (printf '%s' "`, `") )"`},
+		{`printf '%s' "a\"`, `"`},
+	}
+	dir := t.TempDir()
+	for _, c := range contexts {
+		for _, v := range values {
+			text := c.before + QuoteAt(c.before, v) + c.after
+			cmd := exec.Command(sh, "-c", text)
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Errorf("%s: %v: %s", text, err, out)
+				continue
+			}
+			want := v
+			if strings.HasPrefix(c.before, `printf '%s' "x`) || strings.HasPrefix(c.before, `printf '%s' 'x`) {
+				want = "x" + v + "y"
+			}
+			if strings.HasPrefix(c.before, `printf '%s' "a\"`) {
+				want = `a"` + v
+			}
+			if strings.Contains(c.before, "$(") || strings.Contains(c.before, "`") {
+				// A command substitution drops trailing newlines.
+				want = strings.TrimRight(want, "\n")
+			}
+			if string(out) != want {
+				t.Errorf("%s\nprinted %q, want %q", text, out, want)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "PWNED")); err == nil {
+		t.Error("a substituted value ran a command")
 	}
 }
