@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evalrun/evalrun/internal/rootfs"
 	"github.com/evalrun/evalrun/internal/shellwords"
 )
 
@@ -675,9 +676,9 @@ func (r *runner) run1(ctx context.Context, t *Task, step string, c Command, vars
 	}
 	if c.Kind == CmdAgent {
 		prompt := substitute(c.Text, vars, nil)
-		dir := r.p.Root
-		if c.Dir != "" {
-			dir = filepath.Join(r.p.Root, c.Dir)
+		dir, err := r.agentDir(c)
+		if err != nil {
+			return res, Answer{}, err
 		}
 		ans, err := r.exec.RunAgent(ctx, AgentCall{TaskID: t.ID, Step: step, Agent: c.Agent, Prompt: prompt, Dir: dir, ReadOnly: c.ReadOnly})
 		res.Output = ans.Text
@@ -720,9 +721,43 @@ func (r *runner) expandCCW(ctx context.Context, c Command) (Command, error) {
 	return ExpandCCW(c, words[:len(words)-1])
 }
 
+// agentDir is the directory an agent call runs in: the project root, or
+// `ccw cli --cd DIR` relative to it, which must lie inside the root once
+// its symbolic links are resolved (SPEC §19).
+func (r *runner) agentDir(c Command) (string, error) {
+	if c.Dir == "" {
+		return r.p.Root, nil
+	}
+	dir := filepath.Join(r.p.Root, c.Dir)
+	outside := fmt.Errorf("%s: --cd %s: path outside the project root", short(c.Raw), c.Dir)
+	if filepath.IsAbs(c.Dir) {
+		return "", outside
+	}
+	root, err := filepath.EvalSymlinks(r.p.Root)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		// A directory that does not exist fails when the agent starts.
+		if _, in := rootfs.Rel(filepath.Clean(r.p.Root), dir); !in {
+			return "", outside
+		}
+		return dir, nil
+	}
+	if _, in := rootfs.Rel(root, real); !in {
+		return "", outside
+	}
+	return dir, nil
+}
+
 // readCommand runs Read(PATH): the file's content, PATH relative to the
 // project root, else to the session directory ("~/" is the home
-// directory), [var] replaced.
+// directory), [var] replaced. The file must lie inside the project root
+// once its symbolic links are resolved (SPEC §19): a task file cannot make
+// evalrun read ~/.ssh/id_rsa or ../other-project/.env into a prompt. It is
+// opened through rootfs, so that a link swapped in after the check cannot
+// lead outside either.
 func (r *runner) readCommand(c Command, vars map[string]string) (CommandResult, Answer, error) {
 	res := CommandResult{ExitCode: -1}
 	path := substitute(c.Text, vars, nil)
@@ -731,20 +766,45 @@ func (r *runner) readCommand(c Command, vars map[string]string) (CommandResult, 
 			path = filepath.Join(home, rest)
 		}
 	}
+	root, err := filepath.Abs(r.p.Root)
+	if err != nil {
+		return res, Answer{}, fmt.Errorf("Read(%s): %w", c.Text, err)
+	}
 	if !filepath.IsAbs(path) {
 		rel := path
-		path = filepath.Join(r.p.Root, rel)
+		path = filepath.Join(root, rel)
 		// CCW's fix tasks name session files relative to the session
 		// (.process/iteration-1-analysis.md).
 		if _, err := os.Stat(path); err != nil {
-			if _, err := os.Stat(filepath.Join(r.p.Dir, rel)); err == nil {
-				path = filepath.Join(r.p.Dir, rel)
+			if dir, err := filepath.Abs(filepath.Join(r.p.Dir, rel)); err == nil {
+				if _, err := os.Stat(dir); err == nil {
+					path = dir
+				}
 			}
 		}
 	}
-	data, err := os.ReadFile(path)
+	path = filepath.Clean(path)
+	outside := fmt.Errorf("Read(%s): path outside the project root: %s", c.Text, path)
+	rootReal, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return res, Answer{}, fmt.Errorf("Read(%s): %w", c.Text, errors.Unwrap(err))
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		if _, in := rootfs.Rel(root, path); !in {
+			return res, Answer{}, outside
+		}
+		return res, Answer{}, fmt.Errorf("Read(%s): %w", c.Text, errors.Unwrap(err))
+	}
+	if _, in := rootfs.Rel(rootReal, real); !in {
+		return res, Answer{}, outside
+	}
+	data, err := rootfs.ReadFile(rootReal, real)
+	if err != nil {
+		if u := errors.Unwrap(err); u != nil {
+			err = u
+		}
+		return res, Answer{}, fmt.Errorf("Read(%s): %w", c.Text, err)
 	}
 	res.ExitCode, res.Output = 0, string(data)
 	return res, Answer{}, nil

@@ -446,3 +446,74 @@ func TestStepVarInsideQuotes(t *testing.T) {
 		}
 	}
 }
+
+// TestReadStaysInsideRoot: Read(PATH) and ccw cli --cd refuse paths
+// outside the project root — relative with .., absolute, from ~/, through
+// a symbolic link, or built from a step's output — and read what lies
+// inside, the session directory included.
+func TestReadStaysInsideRoot(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.WriteFile(secret, []byte("SECRET"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", outside)
+	reads := []string{
+		"../" + filepath.Base(outside) + "/secret.txt",
+		secret,
+		"~/secret.txt",
+		"link.txt",
+		"linkdir/secret.txt",
+		"[v]",
+		".workflow/../../" + filepath.Base(outside) + "/secret.txt",
+	}
+	var pre []string
+	pre = append(pre, `{"step": "value", "command": "bash(printf '%s' ../`+filepath.Base(outside)+`/secret.txt)", "output_to": "v"}`)
+	for i, r := range reads {
+		pre = append(pre, fmt.Sprintf(`{"step": "read%d", "command": %q, "output_to": "r%d", "on_error": "skip_optional"}`, i, "Read("+r+")", i))
+	}
+	pre = append(pre,
+		`{"step": "inside", "command": "Read(.process/notes.md)", "output_to": "in"}`,
+		`{"step": "cd", "command": "ccw cli -p 'x' --tool gemini --cd ../`+filepath.Base(outside)+`", "output_to": "cd", "on_error": "skip_optional"}`,
+		`{"step": "cdlink", "command": "ccw cli -p 'x' --tool gemini --cd linkdir", "output_to": "cdl", "on_error": "skip_optional"}`,
+		`{"step": "cdabs", "command": "ccw cli -p 'x' --tool gemini --cd /", "output_to": "cda", "on_error": "skip_optional"}`)
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", strings.Join(pre, ",\n"), `"go"`)}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if err := os.Symlink(secret, filepath.Join(p.Root, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(p.Root, "linkdir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(p.Dir, ".process"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.Dir, ".process", "notes.md"), []byte("notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	an := input(fx.tasks[0], "analysis")
+	for i, r := range reads {
+		if v := field(an, fmt.Sprintf("r%d", i)); v != "" {
+			t.Errorf("Read(%s) = %q", r, v)
+		}
+		if !strings.Contains(stderr.String(), fmt.Sprintf("Read(%s): path outside the project root: ", r)) {
+			t.Errorf("Read(%s): no refusal in stderr:\n%s", r, stderr.String())
+		}
+	}
+	if v := field(an, "in"); v != "notes" {
+		t.Errorf("session file = %q", v)
+	}
+	if len(fx.agents) != 0 {
+		t.Errorf("agent calls ran outside the root: %+v", fx.agents)
+	}
+	if n := strings.Count(stderr.String(), ": path outside the project root"); n != len(reads)+3 {
+		t.Errorf("%d refusals, want %d:\n%s", n, len(reads)+3, stderr.String())
+	}
+}
