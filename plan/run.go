@@ -484,24 +484,34 @@ var varRef = regexp.MustCompile(`\[([A-Za-z_][A-Za-z0-9_]*)\]`)
 // substitute replaces [var] by the output of an earlier step; quote, when
 // not nil, is applied to each value with the text before it (inside
 // bash(…), shellwords.QuoteAt: one shell word, or escaped for the quotes
-// the command has open around [var]).
-func substitute(s string, vars map[string]string, quote func(prefix, v string) string) string {
+// the command has open around [var]); its error names the variable.
+func substitute(s string, vars map[string]string, quote func(prefix, v string) (string, error)) (string, error) {
 	var b strings.Builder
 	last := 0
 	for _, m := range varRef.FindAllStringSubmatchIndex(s, -1) {
-		v, ok := vars[s[m[2]:m[3]]]
+		name := s[m[2]:m[3]]
+		v, ok := vars[name]
 		if !ok {
 			continue
 		}
 		b.WriteString(s[last:m[0]])
 		if quote != nil {
-			v = quote(b.String(), v)
+			var err error
+			if v, err = quote(b.String(), v); err != nil {
+				return "", fmt.Errorf("[%s]: %w", name, err)
+			}
 		}
 		b.WriteString(v)
 		last = m[1]
 	}
 	b.WriteString(s[last:])
-	return b.String()
+	return b.String(), nil
+}
+
+// replace is substitute without quoting, which cannot fail.
+func replace(s string, vars map[string]string) string {
+	out, _ := substitute(s, vars, nil)
+	return out
 }
 
 // execute runs the steps and the agent calls of a task and returns the
@@ -675,7 +685,7 @@ func (r *runner) run1(ctx context.Context, t *Task, step string, c Command, vars
 		res.Agent = c.Agent
 	}
 	if c.Kind == CmdAgent {
-		prompt := substitute(c.Text, vars, nil)
+		prompt := replace(c.Text, vars)
 		dir, err := r.agentDir(c)
 		if err != nil {
 			return res, Answer{}, err
@@ -684,7 +694,10 @@ func (r *runner) run1(ctx context.Context, t *Task, step string, c Command, vars
 		res.Output = ans.Text
 		return res, ans, err
 	}
-	text := substitute(c.Text, vars, shellwords.QuoteAt)
+	text, err := substitute(c.Text, vars, shellwords.QuoteAt)
+	if err != nil {
+		return res, Answer{}, fmt.Errorf("%s: %w", short(c.Raw), err)
+	}
 	cmd := exec.CommandContext(ctx, "sh", "-c", text)
 	cmd.Dir = r.p.Root
 	cmd.Env = r.opts.Env
@@ -760,7 +773,7 @@ func (r *runner) agentDir(c Command) (string, error) {
 // lead outside either.
 func (r *runner) readCommand(c Command, vars map[string]string) (CommandResult, Answer, error) {
 	res := CommandResult{ExitCode: -1}
-	path := substitute(c.Text, vars, nil)
+	path := replace(c.Text, vars)
 	if rest, ok := strings.CutPrefix(path, "~/"); ok {
 		if home, err := os.UserHomeDir(); err == nil {
 			path = filepath.Join(home, rest)

@@ -517,3 +517,41 @@ func TestReadStaysInsideRoot(t *testing.T) {
 		t.Errorf("%d refusals, want %d:\n%s", n, len(reads)+3, stderr.String())
 	}
 }
+
+// TestStepVarInHeredoc: [var] in a here-document of bash(…) is escaped
+// for it; an output holding the delimiter line fails the step instead of
+// ending the here-document and running the lines after it.
+func TestStepVarInHeredoc(t *testing.T) {
+	pre := `{"step": "value", "command": "bash(cat hostile.txt)", "output_to": "v"},
+	 {"step": "use", "command": "bash(cat <<EOF\n[[v]]\nEOF\n)", "output_to": "q"},
+	 {"step": "evil", "command": "bash(cat evil.txt)", "output_to": "e"},
+	 {"step": "inject", "command": "bash(cat <<'EOF'\n[e]\nEOF\n)", "output_to": "x", "on_error": "skip_optional"}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", pre, `"go"`)}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	hostile := "$(touch pwned1) `touch pwned2` \\$HOME \"q\" 'q'"
+	files := map[string]string{"hostile.txt": hostile, "evil.txt": "x\nEOF\ntouch pwned3"}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(p.Root, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	an := input(fx.tasks[0], "analysis")
+	if q := field(an, "q"); q != "["+hostile+"]" {
+		t.Errorf("q = %q", q)
+	}
+	if !strings.Contains(stderr.String(), `pre_analysis step "inject" failed and is skipped (on_error skip_optional): "bash(cat <<'EOF'\n[e]\nEOF\n)": [e]: the value holds the line that ends the here-document`) {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	for i := 1; i <= 3; i++ {
+		if _, err := os.Stat(filepath.Join(p.Root, fmt.Sprintf("pwned%d", i))); err == nil {
+			t.Errorf("pwned%d was created: a step output ran as a command", i)
+		}
+	}
+}

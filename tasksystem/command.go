@@ -54,9 +54,12 @@ var shellQuote = shellwords.QuoteAt
 // list filters, and a filter such as json would wrap the quoted text in
 // double quotes, inside which the shell expands $(...) again.
 func renderCommand(t *templates.Text, lookup templates.Lookup) (string, error) {
-	text, missing := t.RenderQuoted(lookup, shellQuote)
+	text, missing, err := t.RenderQuoted(lookup, shellQuote)
 	if len(missing) > 0 {
 		return "", fmt.Errorf("Missing parameter(s) or access error for substitution: %s", strings.Join(missing, ", "))
+	}
+	if err != nil {
+		return "", err
 	}
 	return text, nil
 }

@@ -151,24 +151,44 @@ func Quote(s string) string {
 // quoting: outside quotes (and at the top of a command substitution) it is
 // Quote(s); inside single quotes each ' becomes '\” (close, quoted quote,
 // reopen); inside double quotes \ $ ` and " are escaped with a backslash,
-// so that $(…), `…` and $NAME in s stay text. A value substituted into
-// `grep "{{pattern}}"` or `echo '[var]'` can thus not start a command.
-func QuoteAt(prefix, s string) string {
-	state, backquotes := quoteState(prefix)
-	switch state {
+// so that $(…), `…` and $NAME in s stay text; in the body of a here-document
+// \ $ and ` are escaped when its delimiter is unquoted (<<EOF) and nothing
+// is when it is quoted (<<'EOF'). A value substituted into `grep "{{pattern}}"`
+// or `echo '[var]'` can thus not start a command. The error is
+// ErrHeredocDelimiter for a value with a line that would end the
+// here-document it stands in, which no quoting can prevent.
+func QuoteAt(prefix, s string) (string, error) {
+	st := quoteState(prefix)
+	switch st.state {
 	case inSingle:
 		s = strings.ReplaceAll(s, "'", `'\''`)
 	case inDouble:
 		s = escape(s, "\\$`\"")
+	case inHeredoc:
+		for _, line := range strings.Split(st.line+s, "\n") {
+			if st.dash {
+				line = strings.TrimLeft(line, "\t")
+			}
+			if line == st.delim {
+				return "", ErrHeredocDelimiter
+			}
+		}
+		if !st.quotedDelim {
+			s = escape(s, "\\$`")
+		}
 	default:
 		s = Quote(s)
 	}
 	// Inside `…` the shell first removes a backslash before \ $ and `.
-	for range backquotes {
+	for range st.backquotes {
 		s = escape(s, "\\$`")
 	}
-	return s
+	return s, nil
 }
+
+// ErrHeredocDelimiter is the error of QuoteAt for a value holding the
+// delimiter line of the here-document it would be put in.
+var ErrHeredocDelimiter = errors.New("the value holds the line that ends the here-document it is substituted into")
 
 // escape puts a backslash before every byte of s that is in chars.
 func escape(s, chars string) string {
@@ -187,14 +207,35 @@ const (
 	unquoted = iota
 	inSingle
 	inDouble
+	inHeredoc
 )
 
+// position is the quoting at the end of a shell text (quoteState).
+type position struct {
+	state      int
+	backquotes int // `…` substitutions open around it
+	// In a here-document's body: its delimiter, whether the delimiter
+	// was quoted (no expansion in the body), whether it was <<- (leading
+	// tabs stripped) and the text of the body's current line so far.
+	delim       string
+	quotedDelim bool
+	dash        bool
+	line        string
+}
+
+// heredoc is a here-document whose body starts at the next newline.
+type heredoc struct {
+	delim  string
+	quoted bool
+	dash   bool
+}
+
 // quoteState scans the shell text s and returns the quoting in force at
-// its end, and how many `…` substitutions are open there. Command
-// substitutions ($(…) and `…`) open a new unquoted level that their
-// closing character ends, so that the double quotes around "$(cmd 'x')"
-// are found again after it.
-func quoteState(s string) (state, backquotes int) {
+// its end. Command substitutions ($(…) and `…`) open a new unquoted level
+// that their closing character ends, so that the double quotes around
+// "$(cmd 'x')" are found again after it. A here-document (<<EOF, <<-EOF,
+// <<'EOF') has its body from the next newline up to its delimiter line.
+func quoteState(s string) position {
 	// stack holds the enclosing levels: their state and what closes a
 	// substitution started in them (')' or '`').
 	type level struct {
@@ -203,6 +244,7 @@ func quoteState(s string) (state, backquotes int) {
 	}
 	stack := []level{{unquoted, 0}}
 	top := func() *level { return &stack[len(stack)-1] }
+	var pending []heredoc
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		l := top()
@@ -240,12 +282,78 @@ func quoteState(s string) (state, backquotes int) {
 			stack = append(stack, level{unquoted, ')'})
 		case c == '`':
 			stack = append(stack, level{unquoted, '`'})
+		case c == '<' && strings.HasPrefix(s[i:], "<<") && !strings.HasPrefix(s[i:], "<<<"):
+			h, end := readHeredoc(s, i+2)
+			pending = append(pending, h)
+			i = end - 1
+		case c == '\n' && len(pending) > 0:
+			// The bodies follow one another from the next line.
+			rest := s[i+1:]
+			for len(pending) > 0 {
+				h := pending[0]
+				line, after, ok := strings.Cut(rest, "\n")
+				if !ok {
+					p := position{state: inHeredoc, delim: h.delim, quotedDelim: h.quoted, dash: h.dash, line: line}
+					for _, l := range stack {
+						if l.close == '`' {
+							p.backquotes++
+						}
+					}
+					return p
+				}
+				if h.dash {
+					line = strings.TrimLeft(line, "\t")
+				}
+				if line == h.delim {
+					pending = pending[1:]
+				}
+				rest = after
+			}
+			i = len(s) - len(rest) - 1
 		}
 	}
+	p := position{state: top().state}
 	for _, l := range stack {
 		if l.close == '`' {
-			backquotes++
+			p.backquotes++
 		}
 	}
-	return top().state, backquotes
+	return p
+}
+
+// readHeredoc reads the delimiter word of a here-document whose << ends
+// at s[i]: an optional -, blanks, then the word, its quotes removed. end
+// is the index after the word.
+func readHeredoc(s string, i int) (h heredoc, end int) {
+	if i < len(s) && s[i] == '-' {
+		h.dash = true
+		i++
+	}
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	var b strings.Builder
+	for ; i < len(s) && strings.IndexByte(" \t\n;&|<>()", s[i]) < 0; i++ {
+		switch c := s[i]; c {
+		case '\'', '"':
+			h.quoted = true
+			j := strings.IndexByte(s[i+1:], c)
+			if j < 0 {
+				b.WriteString(s[i+1:])
+				return heredoc{delim: b.String(), quoted: true, dash: h.dash}, len(s)
+			}
+			b.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+		case '\\':
+			h.quoted = true
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	h.delim = b.String()
+	return h, i
 }

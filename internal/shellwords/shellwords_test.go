@@ -1,6 +1,7 @@
 package shellwords
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,7 +154,11 @@ func TestQuoteAtShell(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range contexts {
 		for _, v := range values {
-			text := c.before + QuoteAt(c.before, v) + c.after
+			q, err := QuoteAt(c.before, v)
+			if err != nil {
+				t.Fatalf("QuoteAt(%q, %q): %v", c.before, v, err)
+			}
+			text := c.before + q + c.after
 			cmd := exec.Command(sh, "-c", text)
 			cmd.Dir = dir
 			out, err := cmd.CombinedOutput()
@@ -175,6 +180,56 @@ func TestQuoteAtShell(t *testing.T) {
 			if string(out) != want {
 				t.Errorf("%s\nprinted %q, want %q", text, out, want)
 			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "PWNED")); err == nil {
+		t.Error("a substituted value ran a command")
+	}
+}
+
+// TestQuoteAtHeredoc: in the body of a here-document a value is escaped
+// when the delimiter is unquoted and kept as it is when it is quoted; a
+// value holding the delimiter line, which would end the body and run what
+// follows, is refused. (cat reads the last of two here-documents.)
+func TestQuoteAtHeredoc(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	values := []string{"plain", "$(touch PWNED)", "`touch PWNED`", "$HOME", `back\slash`, "a\\\nb", "it's \"q\"", "EOFX", " EOF"}
+	for _, before := range []string{"cat <<EOF\n", "cat <<'EOF'\n", "cat <<\"EOF\"\n", "cat <<-EOF\n\t", "cat <<A <<EOF\nx\nA\n", "cat <<EOF\nline $x ", "x=$(cat <<EOF\n"} {
+		after := "\nEOF\n"
+		if strings.HasPrefix(before, "x=") {
+			after = "\nEOF\n)\nprintf '%s\\n' \"$x\""
+		}
+		for _, v := range values {
+			q, err := QuoteAt(before, v)
+			if err != nil {
+				t.Errorf("QuoteAt(%q, %q): %v", before, v, err)
+				continue
+			}
+			cmd := exec.Command(sh, "-c", before+q+after)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "x=X")
+			out, err := cmd.CombinedOutput()
+			want := v + "\n"
+			if strings.HasSuffix(before, "line $x ") {
+				want = "line X " + want
+			}
+			if err != nil || string(out) != want {
+				t.Errorf("%q: printed %q (%v), want %q", before+q+after, out, err, want)
+			}
+		}
+	}
+	for _, c := range []struct{ before, v string }{
+		{"cat <<EOF\n", "x\nEOF\ntouch PWNED"},
+		{"cat <<'EOF'\n", "EOF"},
+		{"cat <<-EOF\n", "x\n\t\tEOF\n"},
+		{"cat <<EOF\nE", "OF"},
+	} {
+		if q, err := QuoteAt(c.before, c.v); !errors.Is(err, ErrHeredocDelimiter) {
+			t.Errorf("QuoteAt(%q, %q) = %q, %v", c.before, c.v, q, err)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "PWNED")); err == nil {
