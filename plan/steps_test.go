@@ -555,3 +555,32 @@ func TestStepVarInHeredoc(t *testing.T) {
 		}
 	}
 }
+
+// TestCCWExpansionNeverSeesStepOutput: the words of a ccw cli command are
+// expanded by sh before [var] is replaced, so a step's output reaches the
+// agent's prompt as it is and never the shell.
+func TestCCWExpansionNeverSeesStepOutput(t *testing.T) {
+	pre := `{"step": "value", "command": "bash(cat hostile.txt)", "output_to": "v"},
+	 {"step": "ask", "command": "ccw cli -p \"$(printf '%s' 'ctx') [v]\" --tool gemini --mode analysis", "output_to": "a"}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", pre, `"go"`)}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	hostile := "$(touch pwned1) `touch pwned2` \"; touch pwned3; \""
+	if err := os.WriteFile(filepath.Join(p.Root, "hostile.txt"), []byte(hostile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if len(fx.agents) != 1 || fx.agents[0].Prompt != "ctx "+hostile {
+		t.Errorf("agent calls %+v", fx.agents)
+	}
+	for i := 1; i <= 3; i++ {
+		if _, err := os.Stat(filepath.Join(p.Root, fmt.Sprintf("pwned%d", i))); err == nil {
+			t.Errorf("pwned%d was created: a step output reached the shell", i)
+		}
+	}
+}
