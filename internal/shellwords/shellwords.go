@@ -277,6 +277,13 @@ func quoteState(s string) position {
 			l.state = inDouble
 		case len(stack) > 1 && c == l.close:
 			stack = stack[:len(stack)-1]
+		case strings.HasPrefix(s[i:], "$((") || strings.HasPrefix(s[i:], "((") && (i == 0 || strings.IndexByte(" \t\n;&|", s[i-1]) >= 0):
+			// Arithmetic, where << is a shift: up to the closing )).
+			if j := strings.Index(s[i:], "))"); j >= 0 {
+				i += j + 1
+			} else {
+				i = len(s)
+			}
 		case c == '(':
 			// $( or a subshell: both end at the matching ).
 			stack = append(stack, level{unquoted, ')'})

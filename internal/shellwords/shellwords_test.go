@@ -150,6 +150,7 @@ func TestQuoteAtShell(t *testing.T) {
 		{"printf '%s' \"`printf '%s' ", "`\""},
 		{`printf '%s' "$( (printf '%s' "`, `") )"`},
 		{`printf '%s' "a\"`, `"`},
+		{"echo $((1<<2)) >/dev/null\nprintf '%s' ", ""},
 	}
 	dir := t.TempDir()
 	for _, c := range contexts {
