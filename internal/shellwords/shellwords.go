@@ -164,6 +164,12 @@ func QuoteAt(prefix, s string) (string, error) {
 		s = strings.ReplaceAll(s, "'", `'\''`)
 	case inDouble:
 		s = escape(s, "\\$`\"")
+	case inComment:
+		// The rest of a comment line: a value with a newline would start
+		// a command.
+		if strings.ContainsAny(s, "\n\r") {
+			return "", ErrCommentNewline
+		}
 	case inHeredoc:
 		for _, line := range strings.Split(st.line+s, "\n") {
 			if st.dash {
@@ -185,6 +191,10 @@ func QuoteAt(prefix, s string) (string, error) {
 	}
 	return s, nil
 }
+
+// ErrCommentNewline is the error of QuoteAt for a value with a line
+// break substituted into a comment.
+var ErrCommentNewline = errors.New("the value holds a line break and stands in a comment, where the next line would run")
 
 // ErrHeredocDelimiter is the error of QuoteAt for a value holding the
 // delimiter line of the here-document it would be put in.
@@ -208,6 +218,7 @@ const (
 	inSingle
 	inDouble
 	inHeredoc
+	inComment
 )
 
 // position is the quoting at the end of a shell text (quoteState).
@@ -271,6 +282,13 @@ func quoteState(s string) position {
 		switch {
 		case c == '\\':
 			i++
+		case c == '#' && (i == 0 || strings.IndexByte(" \t\n;&|()", s[i-1]) >= 0):
+			// A comment, up to the end of the line: its quotes are text.
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				return position{state: inComment}
+			}
+			i += j - 1
 		case c == '\'':
 			l.state = inSingle
 		case c == '"':

@@ -151,6 +151,8 @@ func TestQuoteAtShell(t *testing.T) {
 		{`printf '%s' "$( (printf '%s' "`, `") )"`},
 		{`printf '%s' "a\"`, `"`},
 		{"echo $((1<<2)) >/dev/null\nprintf '%s' ", ""},
+		{"# don't quote \"this\"\nprintf '%s' ", ""},
+		{"echo a#'b'\nprintf '%s' '", "'"},
 	}
 	dir := t.TempDir()
 	for _, c := range contexts {
@@ -170,6 +172,9 @@ func TestQuoteAtShell(t *testing.T) {
 			want := v
 			if strings.HasPrefix(c.before, `printf '%s' "x`) || strings.HasPrefix(c.before, `printf '%s' 'x`) {
 				want = "x" + v + "y"
+			}
+			if strings.HasPrefix(c.before, "echo a#") {
+				want = "a#b\n" + v
 			}
 			if strings.HasPrefix(c.before, `printf '%s' "a\"`) {
 				want = `a"` + v
@@ -235,5 +240,16 @@ func TestQuoteAtHeredoc(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "PWNED")); err == nil {
 		t.Error("a substituted value ran a command")
+	}
+}
+
+// TestQuoteAtComment: a value in a comment may not hold a line break,
+// after which the shell would run the rest of it.
+func TestQuoteAtComment(t *testing.T) {
+	if q, err := QuoteAt("echo x # note: ", "a\ntouch PWNED"); !errors.Is(err, ErrCommentNewline) {
+		t.Errorf("QuoteAt in a comment = %q, %v", q, err)
+	}
+	if q, err := QuoteAt("echo x # note: ", "it's $(x)"); err != nil || q != "it's $(x)" {
+		t.Errorf("QuoteAt in a comment = %q, %v", q, err)
 	}
 }
