@@ -123,11 +123,11 @@ func TestBuiltins(t *testing.T) {
 			[]string{"claude", "-p", "--output-format", "json", "--model", "opus", "--append-system-prompt", "Be brief."}},
 		"codex": {"codex exec --json --skip-git-repo-check -m {model} -", true, agent.FormatCodexJSONL,
 			[]string{"codex", "exec", "--json", "--skip-git-repo-check", "-m", "opus", "-"}},
-		"gemini": {"GEMINI_SYSTEM_MD={role_file} gemini -p {prompt} -m {model} --output-format json", false, agent.FormatGeminiJSON,
-			[]string{"GEMINI_SYSTEM_MD={role_file}", "gemini", "-p", "{prompt}", "-m", "opus", "--output-format", "json"}},
-		"aider": {"aider --yes-always --no-pretty --no-show-model-warnings --no-check-update --no-analytics --message {prompt} --model {model}", false, agent.FormatAiderText,
-			[]string{"aider", "--yes-always", "--no-pretty", "--no-show-model-warnings", "--no-check-update", "--no-analytics", "--message", "{prompt}", "--model", "opus"}},
-		"qwen": {"qwen -p {prompt} -m {model}", false, agent.FormatText, []string{"qwen", "-p", "{prompt}", "-m", "opus"}},
+		"gemini": {"GEMINI_SYSTEM_MD={role_file} gemini --prompt={prompt} -m {model} --output-format json", false, agent.FormatGeminiJSON,
+			[]string{"GEMINI_SYSTEM_MD={role_file}", "gemini", "--prompt={prompt}", "-m", "opus", "--output-format", "json"}},
+		"aider": {"aider --yes-always --no-pretty --no-show-model-warnings --no-check-update --no-analytics --message={prompt} --model {model}", false, agent.FormatAiderText,
+			[]string{"aider", "--yes-always", "--no-pretty", "--no-show-model-warnings", "--no-check-update", "--no-analytics", "--message={prompt}", "--model", "opus"}},
+		"qwen": {"qwen --prompt={prompt} -m {model}", false, agent.FormatText, []string{"qwen", "--prompt={prompt}", "-m", "opus"}},
 	}
 	for name, w := range want {
 		d, ok := agent.Builtin(name)
@@ -155,6 +155,37 @@ func TestModelMap(t *testing.T) {
 	for in, want := range map[string]string{"": "claude-sonnet-4-5", "opus": "claude-opus-4-1", "custom-id": "custom-id"} {
 		if got := d.Model(in); got != want {
 			t.Errorf("Model(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestBuiltinPromptNotAnOption: a prompt that starts with "-" ("--yolo",
+// a Markdown list) never becomes a word of its own after the program
+// name, where the agent's option parser would take it for an option
+// (yargs takes `-p --yolo` as an empty prompt and the --yolo flag;
+// argparse refuses `--message -x`). Built-ins read the prompt on stdin or
+// as the value inside an --option=VALUE word; shell syntax in it reaches
+// the agent byte for byte.
+func TestBuiltinPromptNotAnOption(t *testing.T) {
+	for _, name := range agent.BuiltinNames() {
+		d, _ := agent.Builtin(name)
+		for _, prompt := range []string{"--yolo", "-rf", "- fix the bug\n- add a test", "$(touch x) `id` ; | && 'q' \"d\""} {
+			inv, err := d.Prepare(agent.Call{Model: "m", Prompt: prompt}, "/tmp/role.md")
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			found := inv.Stdin == prompt
+			for _, w := range inv.Argv[1:] {
+				if w == prompt || strings.HasPrefix(prompt, "-") && strings.HasPrefix(w, prompt) {
+					t.Errorf("%s: prompt %q is a word of its own: %q", name, prompt, inv.Argv)
+				}
+				if opt, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(opt, "--") && v == prompt {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: prompt %q not passed on stdin or as --opt=PROMPT: argv %q, stdin %q", name, prompt, inv.Argv, inv.Stdin)
+			}
 		}
 	}
 }

@@ -147,17 +147,17 @@ var builtins = map[string]Definition{
 	},
 	"gemini": {
 		Name: "gemini", Description: "Gemini CLI, non-interactive",
-		Command: "GEMINI_SYSTEM_MD={role_file} gemini -p {prompt} -m {model} --output-format json",
+		Command: "GEMINI_SYSTEM_MD={role_file} gemini --prompt={prompt} -m {model} --output-format json",
 		Format:  FormatGeminiJSON,
 	},
 	"aider": {
 		Name: "aider", Description: "aider, one message",
-		Command: "aider --yes-always --no-pretty --no-show-model-warnings --no-check-update --no-analytics --message {prompt} --model {model}",
+		Command: "aider --yes-always --no-pretty --no-show-model-warnings --no-check-update --no-analytics --message={prompt} --model {model}",
 		Format:  FormatAiderText,
 	},
 	"qwen": {
 		Name: "qwen", Description: "Qwen Code, non-interactive",
-		Command: "qwen -p {prompt} -m {model}",
+		Command: "qwen --prompt={prompt} -m {model}",
 		Format:  FormatText,
 	},
 }

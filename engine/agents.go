@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,7 +79,7 @@ func (e *Engine) agentSettings(ctx context.Context, cfg *config.Config) (tasksys
 		DefaultRole:  cfg.DefaultRole,
 		RoleText:     newRoleResolver(cfg, ws, e.start).text,
 		AnnounceAgent: func(def agent.Definition, argv []string) {
-			e.stderr.printf("agent %s from local (%s): %s\n", def.Name, def.Source, def.Command)
+			e.stderr.printf("%s\n", announceLine(def))
 		},
 	}
 	if e.dry != nil {
@@ -480,3 +481,24 @@ type Asset = templates.Asset
 // Assets returns the asset library in name order; `evalrun templates
 // list` shows it last, as not active.
 func Assets() []Asset { return templates.Assets() }
+
+// announceLine is the line that echoes an agent of the local configuration
+// before its first start (SPEC §22.3): its command, and what else decides
+// what runs — the program {bin} stands for and the names (never the
+// values, which may be secrets) of the variables its env sets, such as
+// NODE_OPTIONS or LD_PRELOAD, which a cloned repository's configuration
+// could otherwise set unseen.
+func announceLine(def agent.Definition) string {
+	line := fmt.Sprintf("agent %s from local (%s): %s", def.Name, def.Source, def.Command)
+	var extra []string
+	if def.Bin != "" {
+		extra = append(extra, "bin = "+def.Bin)
+	}
+	if len(def.Env) > 0 {
+		extra = append(extra, "env sets "+strings.Join(slices.Sorted(maps.Keys(def.Env)), ", "))
+	}
+	if len(extra) > 0 {
+		line += " (" + strings.Join(extra, "; ") + ")"
+	}
+	return line
+}

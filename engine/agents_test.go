@@ -498,7 +498,7 @@ func TestBuiltinAiderAgent(t *testing.T) {
 		t.Errorf("usage %+v", u)
 	}
 	argv, _ := os.ReadFile(filepath.Join(dir, "aider.argv"))
-	if want := "--yes-always\x00--no-pretty\x00--no-show-model-warnings\x00--no-check-update\x00--no-analytics\x00--message\x00Is f fine?\x00"; string(argv) != want {
+	if want := "--yes-always\x00--no-pretty\x00--no-show-model-warnings\x00--no-check-update\x00--no-analytics\x00--message=Is f fine?\x00"; string(argv) != want {
 		t.Errorf("argv %q\nwant %q", argv, want)
 	}
 }

@@ -53,6 +53,7 @@ if [ "$name" = gemini ]; then
 	prev=""
 	for a in "$@"; do
 		[ "$prev" = "-p" ] && prompt=$a
+		case $a in --prompt=*) prompt=${a#--prompt=} ;; esac
 		prev=$a
 	done
 	stdin=""
@@ -263,6 +264,14 @@ func TestPlanRunUnderFakeAgents(t *testing.T) {
 			t.Errorf("claude stdin %q in %s", c.stdin, c.dir)
 		}
 	}
+	// gemini's prompt is the value of its first word, --prompt=PROMPT;
+	// argv[1:] holds the rest.
+	for i := range got["gemini"] {
+		a := got["gemini"][i].argv
+		if p, ok := strings.CutPrefix(a[0], "--prompt="); ok {
+			got["gemini"][i].argv = append([]string{"--prompt=", p}, a[1:]...)
+		}
+	}
 	var analysis, planner *fakeCall
 	for i, c := range got["gemini"] {
 		switch {
@@ -276,9 +285,9 @@ func TestPlanRunUnderFakeAgents(t *testing.T) {
 		t.Fatalf("gemini calls %v", got["gemini"])
 	}
 	// --mode analysis: the read_only_args of the configuration, in the
-	// --cd directory; the prompt is the argument of -p, [token_model]
+	// --cd directory; the prompt is the value of --prompt=, [token_model]
 	// replaced by the output of the step before.
-	if a := analysis.argv; len(a) != 6 || a[0] != "-p" || a[2] != "--output-format" || a[3] != "json" || a[4] != "--approval-mode" || a[5] != "default" {
+	if a := analysis.argv; len(a) != 6 || a[0] != "--prompt=" || a[2] != "--output-format" || a[3] != "json" || a[4] != "--approval-mode" || a[5] != "default" {
 		t.Errorf("analysis argv %q", a)
 	}
 	if !strings.HasPrefix(analysis.argv[1], "PURPOSE: find where login issues credentials\nCONTEXT: # IMPL-001: Design the token model") {

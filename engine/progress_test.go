@@ -206,7 +206,7 @@ func TestWorkflowPlanRunWithoutTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "plan: IMPL-001 started (@action-planning-agent via gemini)\n" +
-		"agent gemini from local (.evalrun/config.toml:13): GEMINI_SYSTEM_MD={role_file} gemini -p {prompt} -m {model} --output-format json\n" +
+		"agent gemini from local (.evalrun/config.toml:13): GEMINI_SYSTEM_MD={role_file} gemini --prompt={prompt} -m {model} --output-format json\n" +
 		"plan: IMPL-001 completed\n" +
 		"plan: IMPL-002.1 started (@code-developer via claude)\n" +
 		"agent claude from local (.evalrun/config.toml:18): claude -p --output-format json --model {model} --append-system-prompt {role}\n" +

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -256,7 +257,7 @@ func (p *OpenAI) attempt(ctx context.Context, body []byte) (*Response, *failure)
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, p.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, &failure{err: NewError(ReasonConfiguration, "provider '"+p.cfg.Name+"': invalid base_url: "+err.Error(), err)}
+		return nil, &failure{err: NewError(ReasonConfiguration, "provider '"+p.cfg.Name+"': invalid base_url "+displayURL(p.cfg.BaseURL), nil)}
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
@@ -339,7 +340,7 @@ func (p *OpenAI) httpFailure(hresp *http.Response, data []byte) *failure {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		msg += " (check the key in " + p.cfg.APIKeyEnv + ")"
 	case http.StatusNotFound:
-		msg += " (check the model and the server's base_url, " + p.cfg.BaseURL + ")"
+		msg += " (check the model and the server's base_url, " + displayURL(p.cfg.BaseURL) + ")"
 	}
 	f := &failure{
 		err:        NewError(ReasonLLMError, p.cfg.Name+": HTTP "+strconv.Itoa(code)+": "+msg, nil),
@@ -438,6 +439,24 @@ func (p *OpenAI) now() time.Time {
 func (p *OpenAI) redact(s string) string {
 	if p.key != "" {
 		s = strings.ReplaceAll(s, p.key, "[redacted]")
+	}
+	return s
+}
+
+// displayURL is a base URL as messages show it: a password in it is
+// replaced by "xxxxx" and a query string by "?…", since either may hold a
+// credential (https://user:KEY@host/v1, …/v1?api-key=KEY). Text that does
+// not parse as a URL is shown as "(unparsable URL)".
+func displayURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	query := u.RawQuery != "" || u.ForceQuery
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+	s := u.Redacted()
+	if query {
+		s += "?…"
 	}
 	return s
 }

@@ -661,3 +661,22 @@ func TestOpenAIParallelCallsReuseConnections(t *testing.T) {
 		t.Errorf("%d connections dialed for %d rounds of %d parallel calls, want %d", dialed, rounds, parallel, parallel)
 	}
 }
+
+// TestOpenAIBaseURLCredentialsNeverLeak: a password or a query string in
+// base_url (either may hold a key) is not shown in a 404 message, nor in
+// the message of a base_url that does not parse.
+func TestOpenAIBaseURLCredentialsNeverLeak(t *testing.T) {
+	f := newFakeServer(t, status(404, `{"error":{"message":"no such model"}}`))
+	p, _ := testProvider(t, f, func(c *OpenAIConfig) {
+		c.BaseURL = strings.Replace(f.srv.URL, "http://", "http://user:PASSWORD-SECRET@", 1) + "/v1?api-key=QUERY-SECRET"
+	})
+	p.url = f.srv.URL + "/v1/chat/completions"
+	_, err := p.Complete(context.Background(), userRequest("x"))
+	if err == nil || strings.Contains(err.Error(), "SECRET") || !strings.Contains(err.Error(), "http://user:xxxxx@") || !strings.Contains(err.Error(), "/v1?…") {
+		t.Errorf("err = %v", err)
+	}
+	bad := NewOpenAI(OpenAIConfig{ProviderConfig: ProviderConfig{BaseURL: "http://h\x7f/v1?key=QUERY-SECRET"}, RunOptions: RunOptions{Getenv: func(string) string { return "k" }}})
+	if _, err := bad.Complete(context.Background(), userRequest("x")); err == nil || strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("invalid base_url: %v", err)
+	}
+}

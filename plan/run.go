@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evalrun/evalrun/internal/rootfs"
 	"github.com/evalrun/evalrun/internal/shellwords"
 )
 
@@ -480,16 +481,37 @@ func (r *runner) roleTemplate(t *Task) string {
 
 var varRef = regexp.MustCompile(`\[([A-Za-z_][A-Za-z0-9_]*)\]`)
 
-// substitute replaces [var] by the output of an earlier step; quote is
-// applied to each value (shell quoting inside bash(…)).
-func substitute(s string, vars map[string]string, quote func(string) string) string {
-	return varRef.ReplaceAllStringFunc(s, func(m string) string {
-		v, ok := vars[m[1:len(m)-1]]
+// substitute replaces [var] by the output of an earlier step; quote, when
+// not nil, is applied to each value with the text before it (inside
+// bash(…), shellwords.QuoteAt: one shell word, or escaped for the quotes
+// the command has open around [var]); its error names the variable.
+func substitute(s string, vars map[string]string, quote func(prefix, v string) (string, error)) (string, error) {
+	var b strings.Builder
+	last := 0
+	for _, m := range varRef.FindAllStringSubmatchIndex(s, -1) {
+		name := s[m[2]:m[3]]
+		v, ok := vars[name]
 		if !ok {
-			return m
+			continue
 		}
-		return quote(v)
-	})
+		b.WriteString(s[last:m[0]])
+		if quote != nil {
+			var err error
+			if v, err = quote(b.String(), v); err != nil {
+				return "", fmt.Errorf("[%s]: %w", name, err)
+			}
+		}
+		b.WriteString(v)
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String(), nil
+}
+
+// replace is substitute without quoting, which cannot fail.
+func replace(s string, vars map[string]string) string {
+	out, _ := substitute(s, vars, nil)
+	return out
 }
 
 // execute runs the steps and the agent calls of a task and returns the
@@ -663,16 +685,19 @@ func (r *runner) run1(ctx context.Context, t *Task, step string, c Command, vars
 		res.Agent = c.Agent
 	}
 	if c.Kind == CmdAgent {
-		prompt := substitute(c.Text, vars, func(s string) string { return s })
-		dir := r.p.Root
-		if c.Dir != "" {
-			dir = filepath.Join(r.p.Root, c.Dir)
+		prompt := replace(c.Text, vars)
+		dir, err := r.agentDir(c)
+		if err != nil {
+			return res, Answer{}, err
 		}
 		ans, err := r.exec.RunAgent(ctx, AgentCall{TaskID: t.ID, Step: step, Agent: c.Agent, Prompt: prompt, Dir: dir, ReadOnly: c.ReadOnly})
 		res.Output = ans.Text
 		return res, ans, err
 	}
-	text := substitute(c.Text, vars, shellwords.Quote)
+	text, err := substitute(c.Text, vars, shellwords.QuoteAt)
+	if err != nil {
+		return res, Answer{}, fmt.Errorf("%s: %w", short(c.Raw), err)
+	}
 	cmd := exec.CommandContext(ctx, "sh", "-c", text)
 	cmd.Dir = r.p.Root
 	cmd.Env = r.opts.Env
@@ -709,31 +734,90 @@ func (r *runner) expandCCW(ctx context.Context, c Command) (Command, error) {
 	return ExpandCCW(c, words[:len(words)-1])
 }
 
+// agentDir is the directory an agent call runs in: the project root, or
+// `ccw cli --cd DIR` relative to it, which must lie inside the root once
+// its symbolic links are resolved (SPEC §19).
+func (r *runner) agentDir(c Command) (string, error) {
+	if c.Dir == "" {
+		return r.p.Root, nil
+	}
+	dir := filepath.Join(r.p.Root, c.Dir)
+	outside := fmt.Errorf("%s: --cd %s: path outside the project root", short(c.Raw), c.Dir)
+	if filepath.IsAbs(c.Dir) {
+		return "", outside
+	}
+	root, err := filepath.EvalSymlinks(r.p.Root)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		// A directory that does not exist fails when the agent starts.
+		if _, in := rootfs.Rel(filepath.Clean(r.p.Root), dir); !in {
+			return "", outside
+		}
+		return dir, nil
+	}
+	if _, in := rootfs.Rel(root, real); !in {
+		return "", outside
+	}
+	return dir, nil
+}
+
 // readCommand runs Read(PATH): the file's content, PATH relative to the
 // project root, else to the session directory ("~/" is the home
-// directory), [var] replaced.
+// directory), [var] replaced. The file must lie inside the project root
+// once its symbolic links are resolved (SPEC §19): a task file cannot make
+// evalrun read ~/.ssh/id_rsa or ../other-project/.env into a prompt. It is
+// opened through rootfs, so that a link swapped in after the check cannot
+// lead outside either.
 func (r *runner) readCommand(c Command, vars map[string]string) (CommandResult, Answer, error) {
 	res := CommandResult{ExitCode: -1}
-	path := substitute(c.Text, vars, func(s string) string { return s })
+	path := replace(c.Text, vars)
 	if rest, ok := strings.CutPrefix(path, "~/"); ok {
 		if home, err := os.UserHomeDir(); err == nil {
 			path = filepath.Join(home, rest)
 		}
 	}
+	root, err := filepath.Abs(r.p.Root)
+	if err != nil {
+		return res, Answer{}, fmt.Errorf("Read(%s): %w", c.Text, err)
+	}
 	if !filepath.IsAbs(path) {
 		rel := path
-		path = filepath.Join(r.p.Root, rel)
+		path = filepath.Join(root, rel)
 		// CCW's fix tasks name session files relative to the session
 		// (.process/iteration-1-analysis.md).
 		if _, err := os.Stat(path); err != nil {
-			if _, err := os.Stat(filepath.Join(r.p.Dir, rel)); err == nil {
-				path = filepath.Join(r.p.Dir, rel)
+			if dir, err := filepath.Abs(filepath.Join(r.p.Dir, rel)); err == nil {
+				if _, err := os.Stat(dir); err == nil {
+					path = dir
+				}
 			}
 		}
 	}
-	data, err := os.ReadFile(path)
+	path = filepath.Clean(path)
+	outside := fmt.Errorf("Read(%s): path outside the project root: %s", c.Text, path)
+	rootReal, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return res, Answer{}, fmt.Errorf("Read(%s): %w", c.Text, errors.Unwrap(err))
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		if _, in := rootfs.Rel(root, path); !in {
+			return res, Answer{}, outside
+		}
+		return res, Answer{}, fmt.Errorf("Read(%s): %w", c.Text, errors.Unwrap(err))
+	}
+	if _, in := rootfs.Rel(rootReal, real); !in {
+		return res, Answer{}, outside
+	}
+	data, err := rootfs.ReadFile(rootReal, real)
+	if err != nil {
+		if u := errors.Unwrap(err); u != nil {
+			err = u
+		}
+		return res, Answer{}, fmt.Errorf("Read(%s): %w", c.Text, err)
 	}
 	res.ExitCode, res.Output = 0, string(data)
 	return res, Answer{}, nil

@@ -416,3 +416,171 @@ func TestContainerCompletedAfterSubtask(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }
+
+// TestStepVarInsideQuotes substitutes a hostile step output for [v]
+// written bare and inside the command's own double and single quotes: the
+// value reaches printf byte for byte and nothing in it runs.
+func TestStepVarInsideQuotes(t *testing.T) {
+	pre := `{"step": "value", "command": "bash(cat hostile.txt)", "output_to": "v"},
+	 {"step": "use", "command": "bash(printf '[%s]' \"[v]\" '[v]' [v] \"x$(printf '%s' \"[v]\")y\")", "output_to": "q"}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", pre, `"go"`)}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	hostile := "a\"$(touch pwned1)`touch pwned2`'$(touch pwned3)'\\\"; touch pwned4; echo \"$HOME"
+	if err := os.WriteFile(filepath.Join(p.Root, "hostile.txt"), []byte(hostile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	an := input(fx.tasks[0], "analysis")
+	if q, want := field(an, "q"), "["+hostile+"]["+hostile+"]["+hostile+"][x"+hostile+"y]"; q != want {
+		t.Errorf("q = %q\nwant %q", q, want)
+	}
+	for i := 1; i <= 4; i++ {
+		if _, err := os.Stat(filepath.Join(p.Root, fmt.Sprintf("pwned%d", i))); err == nil {
+			t.Errorf("pwned%d was created: a step output ran as a command", i)
+		}
+	}
+}
+
+// TestReadStaysInsideRoot: Read(PATH) and ccw cli --cd refuse paths
+// outside the project root — relative with .., absolute, from ~/, through
+// a symbolic link, or built from a step's output — and read what lies
+// inside, the session directory included.
+func TestReadStaysInsideRoot(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.WriteFile(secret, []byte("SECRET"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", outside)
+	reads := []string{
+		"../" + filepath.Base(outside) + "/secret.txt",
+		secret,
+		"~/secret.txt",
+		"link.txt",
+		"linkdir/secret.txt",
+		"[v]",
+		".workflow/../../" + filepath.Base(outside) + "/secret.txt",
+	}
+	var pre []string
+	pre = append(pre, `{"step": "value", "command": "bash(printf '%s' ../`+filepath.Base(outside)+`/secret.txt)", "output_to": "v"}`)
+	for i, r := range reads {
+		pre = append(pre, fmt.Sprintf(`{"step": "read%d", "command": %q, "output_to": "r%d", "on_error": "skip_optional"}`, i, "Read("+r+")", i))
+	}
+	pre = append(pre,
+		`{"step": "inside", "command": "Read(.process/notes.md)", "output_to": "in"}`,
+		`{"step": "cd", "command": "ccw cli -p 'x' --tool gemini --cd ../`+filepath.Base(outside)+`", "output_to": "cd", "on_error": "skip_optional"}`,
+		`{"step": "cdlink", "command": "ccw cli -p 'x' --tool gemini --cd linkdir", "output_to": "cdl", "on_error": "skip_optional"}`,
+		`{"step": "cdabs", "command": "ccw cli -p 'x' --tool gemini --cd /", "output_to": "cda", "on_error": "skip_optional"}`)
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", strings.Join(pre, ",\n"), `"go"`)}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if err := os.Symlink(secret, filepath.Join(p.Root, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(p.Root, "linkdir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(p.Dir, ".process"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.Dir, ".process", "notes.md"), []byte("notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	an := input(fx.tasks[0], "analysis")
+	for i, r := range reads {
+		if v := field(an, fmt.Sprintf("r%d", i)); v != "" {
+			t.Errorf("Read(%s) = %q", r, v)
+		}
+		if !strings.Contains(stderr.String(), fmt.Sprintf("Read(%s): path outside the project root: ", r)) {
+			t.Errorf("Read(%s): no refusal in stderr:\n%s", r, stderr.String())
+		}
+	}
+	if v := field(an, "in"); v != "notes" {
+		t.Errorf("session file = %q", v)
+	}
+	if len(fx.agents) != 0 {
+		t.Errorf("agent calls ran outside the root: %+v", fx.agents)
+	}
+	if n := strings.Count(stderr.String(), ": path outside the project root"); n != len(reads)+3 {
+		t.Errorf("%d refusals, want %d:\n%s", n, len(reads)+3, stderr.String())
+	}
+}
+
+// TestStepVarInHeredoc: [var] in a here-document of bash(…) is escaped
+// for it; an output holding the delimiter line fails the step instead of
+// ending the here-document and running the lines after it.
+func TestStepVarInHeredoc(t *testing.T) {
+	pre := `{"step": "value", "command": "bash(cat hostile.txt)", "output_to": "v"},
+	 {"step": "use", "command": "bash(cat <<EOF\n[[v]]\nEOF\n)", "output_to": "q"},
+	 {"step": "evil", "command": "bash(cat evil.txt)", "output_to": "e"},
+	 {"step": "inject", "command": "bash(cat <<'EOF'\n[e]\nEOF\n)", "output_to": "x", "on_error": "skip_optional"}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", pre, `"go"`)}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	hostile := "$(touch pwned1) `touch pwned2` \\$HOME \"q\" 'q'"
+	files := map[string]string{"hostile.txt": hostile, "evil.txt": "x\nEOF\ntouch pwned3"}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(p.Root, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	an := input(fx.tasks[0], "analysis")
+	if q := field(an, "q"); q != "["+hostile+"]" {
+		t.Errorf("q = %q", q)
+	}
+	if !strings.Contains(stderr.String(), `pre_analysis step "inject" failed and is skipped (on_error skip_optional): "bash(cat <<'EOF'\n[e]\nEOF\n)": [e]: the value holds the line that ends the here-document`) {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	for i := 1; i <= 3; i++ {
+		if _, err := os.Stat(filepath.Join(p.Root, fmt.Sprintf("pwned%d", i))); err == nil {
+			t.Errorf("pwned%d was created: a step output ran as a command", i)
+		}
+	}
+}
+
+// TestCCWExpansionNeverSeesStepOutput: the words of a ccw cli command are
+// expanded by sh before [var] is replaced, so a step's output reaches the
+// agent's prompt as it is and never the shell.
+func TestCCWExpansionNeverSeesStepOutput(t *testing.T) {
+	pre := `{"step": "value", "command": "bash(cat hostile.txt)", "output_to": "v"},
+	 {"step": "ask", "command": "ccw cli -p \"$(printf '%s' 'ctx') [v]\" --tool gemini --mode analysis", "output_to": "a"}`
+	p, diags := writePlan(t, map[string]string{"IMPL-1": stepTask("IMPL-1", pre, `"go"`)}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	hostile := "$(touch pwned1) `touch pwned2` \"; touch pwned3; \""
+	if err := os.WriteFile(filepath.Join(p.Root, "hostile.txt"), []byte(hostile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx := &fakeExec{}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, fx, RunOptions{Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if len(fx.agents) != 1 || fx.agents[0].Prompt != "ctx "+hostile {
+		t.Errorf("agent calls %+v", fx.agents)
+	}
+	for i := 1; i <= 3; i++ {
+		if _, err := os.Stat(filepath.Join(p.Root, fmt.Sprintf("pwned%d", i))); err == nil {
+			t.Errorf("pwned%d was created: a step output reached the shell", i)
+		}
+	}
+}

@@ -36,24 +36,30 @@ const OutputTruncated = "[output truncated]"
 // errCommandTimeout reports that a command ran out of time.
 var errCommandTimeout = errors.New("command timed out")
 
-// shellQuote quotes a value substituted into a <command> (SPEC §12.4).
-var shellQuote = shellwords.Quote
+// shellQuote quotes a value substituted into a <command> (SPEC §12.4)
+// for the place it takes in the command text before it: a value inside
+// "…" or '…' of the template's own text is escaped for those quotes.
+var shellQuote = shellwords.QuoteAt
 
 // renderCommand renders a <command> text with every placeholder's final
 // text shell-quoted (SPEC §12.4, §19): each placeholder is resolved with
 // lookup, walked and filtered exactly as anywhere else (so {{files | join(" ")}},
 // {{plan.path}}, {{x | json}} and default(...) behave as in the prompt), and
-// only then is its rendered text quoted as one shell word. Literal text is
-// kept as written.
+// only then is its rendered text quoted as one shell word, or escaped for
+// the quotes the template's text has open around it ("{{x}}", '{{x}}').
+// Literal text is kept as written.
 //
 // Quoting the rendered text rather than the looked-up value matters: a
 // lookup that returned pre-quoted strings would break dotted references and
 // list filters, and a filter such as json would wrap the quoted text in
 // double quotes, inside which the shell expands $(...) again.
 func renderCommand(t *templates.Text, lookup templates.Lookup) (string, error) {
-	text, missing := t.RenderQuoted(lookup, shellQuote)
+	text, missing, err := t.RenderQuoted(lookup, shellQuote)
 	if len(missing) > 0 {
 		return "", fmt.Errorf("Missing parameter(s) or access error for substitution: %s", strings.Join(missing, ", "))
+	}
+	if err != nil {
+		return "", err
 	}
 	return text, nil
 }

@@ -25,7 +25,7 @@ func TestShellQuote(t *testing.T) {
 		{"$(x) `y` \\ \"z\"\n", "'$(x) `y` \\ \"z\"\n'"},
 	}
 	for _, tt := range tests {
-		if got := shellQuote(tt.in); got != tt.want {
+		if got, _ := shellQuote("git diff ", tt.in); got != tt.want {
 			t.Errorf("shellQuote(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -96,7 +96,8 @@ func TestNaiveQuotingIsUnsafe(t *testing.T) {
 			if !ok {
 				return nil, false
 			}
-			return value.String(shellQuote(value.Text(v))), true
+			q, _ := shellQuote("", value.Text(v))
+			return value.String(q), true
 		}
 	}
 	vals := lookupOf(map[string]value.Value{"x": value.String("$(id)"), "plan": value.DictOf("path", value.String("p"))})
@@ -134,18 +135,56 @@ func TestCommandHostileValues(t *testing.T) {
 		"-n",
 		"",
 	}
-	for _, h := range hostile {
-		tm := &templates.Template{Name: "hostile", Type: "atomic", Instructions: "{{command_output}}",
-			Command: &templates.Command{Text: "printf '[%s]' {{v}}", FailOnError: true}}
-		if err := templates.Infer(tm); err != nil {
-			t.Fatal(err)
-		}
-		res := NewExecutor(Options{}).Execute(context.Background(), Request{Template: tm, Named: []NamedArg{{"v", value.String(h)}}})
-		if res.Status != value.StatusComplete || res.Content != "["+h+"]" {
-			t.Errorf("value %q: result %v, content %q", h, res, res.Content)
+	// The placeholder bare, and inside the template's own double or
+	// single quotes, where a value is escaped for those quotes.
+	for _, text := range []string{"printf '[%s]' {{v}}", `printf '[%s]' "{{v}}"`, `printf '[%s]' '{{v}}'`, `printf '[%s]' "a{{v}}"b`} {
+		for _, h := range hostile {
+			tm := &templates.Template{Name: "hostile", Type: "atomic", Instructions: "{{command_output}}",
+				Command: &templates.Command{Text: text, FailOnError: true}}
+			if err := templates.Infer(tm); err != nil {
+				t.Fatal(err)
+			}
+			res := NewExecutor(Options{}).Execute(context.Background(), Request{Template: tm, Named: []NamedArg{{"v", value.String(h)}}})
+			want := "[" + h + "]"
+			if strings.Contains(text, "a{{v}}") {
+				want = "[a" + h + "b]"
+			}
+			if res.Status != value.StatusComplete || res.Content != want {
+				t.Errorf("%s, value %q: result %v, content %q", text, h, res, res.Content)
+			}
 		}
 	}
-	for _, f := range []string{"pwned", "pwned2", "pwned3", "pwned4", "pwned5", "pwned6"} {
+	// In a here-document's body a value is escaped (<<EOF) or kept
+	// (<<'EOF'); one holding the delimiter line fails the task.
+	reason := func(r *value.TaskResult) string {
+		e, _ := r.NotesOrEmpty().Get("error")
+		d, _ := e.(*value.Dict)
+		if d == nil {
+			return ""
+		}
+		v, _ := d.Get("reason")
+		return value.Text(v)
+	}
+	for _, text := range []string{"cat <<EOF\n[{{v}}]\nEOF", "cat <<'EOF'\n[{{v}}]\nEOF"} {
+		for _, h := range append(hostile, "x\nEOF\ntouch pwned7\ncat <<EOF") {
+			tm := &templates.Template{Name: "hostile", Type: "atomic", Instructions: "{{command_output}}",
+				Command: &templates.Command{Text: text, FailOnError: true}}
+			if err := templates.Infer(tm); err != nil {
+				t.Fatal(err)
+			}
+			res := NewExecutor(Options{}).Execute(context.Background(), Request{Template: tm, Named: []NamedArg{{"v", value.String(h)}}})
+			if strings.Contains(h, "\nEOF\n") {
+				if res.Status != value.StatusFailed || reason(res) != "input_validation_failure" || !strings.Contains(res.Content, "{{v}}: the value holds the line that ends the here-document") {
+					t.Errorf("%s, value %q: result %v, reason %q", text, h, res, reason(res))
+				}
+				continue
+			}
+			if res.Status != value.StatusComplete || res.Content != "["+h+"]\n" {
+				t.Errorf("%s, value %q: result %v, content %q", text, h, res, res.Content)
+			}
+		}
+	}
+	for _, f := range []string{"pwned", "pwned2", "pwned3", "pwned4", "pwned5", "pwned6", "pwned7"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("%s was created: a value was executed", f)
 		}
@@ -405,7 +444,10 @@ func FuzzRenderCommand(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if got := strings.ReplaceAll(quoted, shellQuote("it's"), "it's"); got != plain {
+		// The value as quoted outside quotes, then inside single quotes
+		// (inside double quotes it needs no escape).
+		got := strings.ReplaceAll(quoted, `'it'\''s'`, "it's")
+		if got = strings.ReplaceAll(got, `it'\''s`, "it's"); got != plain {
 			t.Fatalf("renderCommand(%q) = %q; unquoted %q, want %q", src, quoted, got, plain)
 		}
 	})

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/evalrun/evalrun/internal/rootfs"
 )
 
 // File size limits (SPEC §12.4, §13.4, §15.1).
@@ -88,6 +90,7 @@ type resolvedPath struct {
 	abs     string // absolute, lexically cleaned, symbolic links kept
 	real    string // symbolic links resolved
 	display string // relative to the root with "/" when inside it, else abs
+	root    string // the root (symbolic links resolved) real lies in, else ""
 }
 
 // within reports whether path p lies in or at dir; both are clean and
@@ -123,7 +126,9 @@ func (r fileRoots) resolve(given, base string, outsideOK bool) (resolvedPath, er
 		return p, &pathError{given, err}
 	}
 	p.real = real
-	if !outsideOK && !within(real, r.rootReal) {
+	if within(real, r.rootReal) {
+		p.root = r.rootReal
+	} else if !outsideOK {
 		return p, &pathError{given, errOutside}
 	}
 	p.display = r.display(p)
@@ -182,22 +187,31 @@ func readTemplateFile(p resolvedPath) (string, error) {
 
 // readCapped reads up to limit bytes of a regular file plus one byte to
 // detect a file that grew, and returns them with the file's size.
+// A file inside the root is opened through rootfs, so that a symbolic link
+// swapped into its path after resolve cannot lead outside the root; a FIFO
+// is opened without blocking and refused.
 func readCapped(p resolvedPath, limit int64) ([]byte, int64, error) {
-	info, err := os.Stat(p.real)
+	var f *os.File
+	var err error
+	if p.root != "" {
+		f, err = rootfs.Open(p.root, p.real)
+	} else {
+		f, err = os.OpenFile(p.real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, &pathError{p.given, errNotFound}
 		}
 		return nil, 0, &pathError{p.given, err}
 	}
-	if !info.Mode().IsRegular() {
-		return nil, 0, &pathError{p.given, errNotRegular}
-	}
-	f, err := os.Open(p.real)
+	defer f.Close()
+	info, err := f.Stat()
 	if err != nil {
 		return nil, 0, &pathError{p.given, err}
 	}
-	defer f.Close()
+	if !info.Mode().IsRegular() {
+		return nil, 0, &pathError{p.given, errNotRegular}
+	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, 0, &pathError{p.given, err}

@@ -400,20 +400,23 @@ func (t *Text) Uses(name string) bool {
 // text ("plan.files", or "x | join" when a filter met a value of the wrong
 // type), in order of first appearance; their placeholders render as "".
 func (t *Text) Render(lookup Lookup) (text string, missing []string) {
-	return t.RenderQuoted(lookup, nil)
+	text, missing, _ = t.RenderQuoted(lookup, nil)
+	return text, missing
 }
 
 // RenderQuoted is Render with the final text of every placeholder — after
-// its filters — passed through quote, so that each placeholder becomes, for
-// example, exactly one shell word (SPEC §12.4). Literal text is kept as
-// written. A nil quote renders as Render does.
-func (t *Text) RenderQuoted(lookup Lookup, quote func(string) string) (text string, missing []string) {
+// its filters — passed through quote with the text rendered before it, so
+// that each placeholder becomes, for example, exactly one shell word quoted
+// for the quotes the text around it has open (SPEC §12.4). Literal text is
+// kept as written. A nil quote renders as Render does. err is the first
+// error of quote (a value that cannot be quoted for its place).
+func (t *Text) RenderQuoted(lookup Lookup, quote func(prefix, s string) (string, error)) (text string, missing []string, err error) {
 	if t.placeholders == 0 {
 		if len(t.chunks) == 1 {
-			return t.chunks[0].lit, nil
+			return t.chunks[0].lit, nil, nil
 		}
 		if len(t.chunks) == 0 {
-			return "", nil
+			return "", nil, nil
 		}
 	}
 	var b strings.Builder
@@ -429,12 +432,16 @@ func (t *Text) RenderQuoted(lookup Lookup, quote func(string) string) (text stri
 			continue
 		}
 		if quote != nil {
-			b.WriteString(quote(value.Text(v)))
+			q, qerr := quote(b.String(), value.Text(v))
+			if qerr != nil && err == nil {
+				err = fmt.Errorf("%s: %w", c.ph.src, qerr)
+			}
+			b.WriteString(q)
 			continue
 		}
 		value.WriteText(&b, v)
 	}
-	return b.String(), missing
+	return b.String(), missing, err
 }
 
 // Missing returns the references Render would report as missing, without

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"github.com/evalrun/evalrun/handler"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evalrun/evalrun/handler"
+	"github.com/evalrun/evalrun/internal/rootfs"
 	"github.com/evalrun/evalrun/value"
 )
 
@@ -91,7 +92,7 @@ func (t *Tools) readFiles(ctx context.Context, params *value.Dict) *value.TaskRe
 		}
 		var text string
 		if err == nil {
-			text, err = readText(real)
+			text, err = readText(t.root, real)
 		}
 		if err != nil {
 			skipped = append(skipped, value.String(p))
@@ -117,9 +118,12 @@ var errBinary = errors.New("binary file")
 
 // readText reads a text file, at most MaxToolFileBytes of it, followed by
 // "\n[truncated: N more bytes]" when it is longer. Directories and binary
-// files (a NUL byte or invalid UTF-8 in the first 8 KiB) are errors.
-func readText(path string) (string, error) {
-	f, err := os.Open(path)
+// files (a NUL byte or invalid UTF-8 in the first 8 KiB) are errors, and so
+// is anything else that is not a regular file. The path, checked by
+// resolve, is opened through rootfs inside root, so that a symbolic link
+// swapped in since cannot lead outside it.
+func readText(root, path string) (string, error) {
+	f, err := rootfs.Open(root, path)
 	if err != nil {
 		return "", err
 	}
@@ -130,6 +134,9 @@ func readText(path string) (string, error) {
 	}
 	if info.IsDir() {
 		return "", errors.New("is a directory")
+	}
+	if !info.Mode().IsRegular() {
+		return "", errors.New("not a regular file")
 	}
 	buf := make([]byte, MaxToolFileBytes+1)
 	n, err := io.ReadFull(f, buf)
@@ -181,7 +188,7 @@ func (t *Tools) listDirectory(ctx context.Context, params *value.Dict) *value.Ta
 	}
 	var entries []os.DirEntry
 	if err == nil {
-		entries, err = os.ReadDir(real)
+		entries, err = readDir(t.root, real)
 	}
 	if err != nil {
 		return value.Failed(handler.ReasonToolExecution, "cannot list directory "+p+": "+handler.PathReason(err), nil)
@@ -199,6 +206,16 @@ func (t *Tools) listDirectory(ctx context.Context, params *value.Dict) *value.Ta
 		list[i] = value.String(name)
 	}
 	return complete(value.JSON(list), value.NewDict(0))
+}
+
+// readDir reads the directory dir, checked by resolve, through rootfs.
+func readDir(root, dir string) ([]os.DirEntry, error) {
+	f, err := rootfs.Open(root, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
 }
 
 // isDir reports whether path is a directory, following a symbolic link.

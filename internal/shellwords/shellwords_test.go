@@ -1,6 +1,11 @@
 package shellwords
 
 import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -117,5 +122,134 @@ func TestSplitLiteral(t *testing.T) {
 	}
 	if q := Quote("it's"); q != `'it'\''s'` {
 		t.Errorf("Quote = %s", q)
+	}
+}
+
+// TestQuoteAtShell runs sh on values substituted into every quoting
+// context a command can leave open and checks that the shell reads each
+// value back exactly, running nothing it holds.
+func TestQuoteAtShell(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	values := []string{
+		"plain", "it's", `say "hi"`, "$(touch PWNED)", "`touch PWNED`", "$HOME", "${HOME}",
+		`back\slash`, "new\nline", "-rf", `\`, `'`, `"`, "a'b\"c$d`e\\f", "",
+	}
+	// Each context is a printf command around the value; want is what the
+	// shell prints for value v.
+	contexts := []struct{ before, after string }{
+		{"printf '%s' ", ""},
+		{`printf '%s' "`, `"`},
+		{`printf '%s' "x`, `y"`},
+		{`printf '%s' '`, `'`},
+		{`printf '%s' 'x`, `y'`},
+		{`printf '%s' "$(printf '%s' `, `)"`},
+		{`printf '%s' "$(printf '%s' "`, `")"`},
+		{"printf '%s' \"`printf '%s' ", "`\""},
+		{`printf '%s' "$( (printf '%s' "`, `") )"`},
+		{`printf '%s' "a\"`, `"`},
+		{"echo $((1<<2)) >/dev/null\nprintf '%s' ", ""},
+		{"# don't quote \"this\"\nprintf '%s' ", ""},
+		{"echo a#'b'\nprintf '%s' '", "'"},
+	}
+	dir := t.TempDir()
+	for _, c := range contexts {
+		for _, v := range values {
+			q, err := QuoteAt(c.before, v)
+			if err != nil {
+				t.Fatalf("QuoteAt(%q, %q): %v", c.before, v, err)
+			}
+			text := c.before + q + c.after
+			cmd := exec.Command(sh, "-c", text)
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Errorf("%s: %v: %s", text, err, out)
+				continue
+			}
+			want := v
+			if strings.HasPrefix(c.before, `printf '%s' "x`) || strings.HasPrefix(c.before, `printf '%s' 'x`) {
+				want = "x" + v + "y"
+			}
+			if strings.HasPrefix(c.before, "echo a#") {
+				want = "a#b\n" + v
+			}
+			if strings.HasPrefix(c.before, `printf '%s' "a\"`) {
+				want = `a"` + v
+			}
+			if strings.Contains(c.before, "$(") || strings.Contains(c.before, "`") {
+				// A command substitution drops trailing newlines.
+				want = strings.TrimRight(want, "\n")
+			}
+			if string(out) != want {
+				t.Errorf("%s\nprinted %q, want %q", text, out, want)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "PWNED")); err == nil {
+		t.Error("a substituted value ran a command")
+	}
+}
+
+// TestQuoteAtHeredoc: in the body of a here-document a value is escaped
+// when the delimiter is unquoted and kept as it is when it is quoted; a
+// value holding the delimiter line, which would end the body and run what
+// follows, is refused. (cat reads the last of two here-documents.)
+func TestQuoteAtHeredoc(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	values := []string{"plain", "$(touch PWNED)", "`touch PWNED`", "$HOME", `back\slash`, "a\\\nb", "it's \"q\"", "EOFX", " EOF"}
+	for _, before := range []string{"cat <<EOF\n", "cat <<'EOF'\n", "cat <<\"EOF\"\n", "cat <<-EOF\n\t", "cat <<A <<EOF\nx\nA\n", "cat <<EOF\nline $x ", "x=$(cat <<EOF\n"} {
+		after := "\nEOF\n"
+		if strings.HasPrefix(before, "x=") {
+			after = "\nEOF\n)\nprintf '%s\\n' \"$x\""
+		}
+		for _, v := range values {
+			q, err := QuoteAt(before, v)
+			if err != nil {
+				t.Errorf("QuoteAt(%q, %q): %v", before, v, err)
+				continue
+			}
+			cmd := exec.Command(sh, "-c", before+q+after)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "x=X")
+			out, err := cmd.CombinedOutput()
+			want := v + "\n"
+			if strings.HasSuffix(before, "line $x ") {
+				want = "line X " + want
+			}
+			if err != nil || string(out) != want {
+				t.Errorf("%q: printed %q (%v), want %q", before+q+after, out, err, want)
+			}
+		}
+	}
+	for _, c := range []struct{ before, v string }{
+		{"cat <<EOF\n", "x\nEOF\ntouch PWNED"},
+		{"cat <<'EOF'\n", "EOF"},
+		{"cat <<-EOF\n", "x\n\t\tEOF\n"},
+		{"cat <<EOF\nE", "OF"},
+	} {
+		if q, err := QuoteAt(c.before, c.v); !errors.Is(err, ErrHeredocDelimiter) {
+			t.Errorf("QuoteAt(%q, %q) = %q, %v", c.before, c.v, q, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "PWNED")); err == nil {
+		t.Error("a substituted value ran a command")
+	}
+}
+
+// TestQuoteAtComment: a value in a comment may not hold a line break,
+// after which the shell would run the rest of it.
+func TestQuoteAtComment(t *testing.T) {
+	if q, err := QuoteAt("echo x # note: ", "a\ntouch PWNED"); !errors.Is(err, ErrCommentNewline) {
+		t.Errorf("QuoteAt in a comment = %q, %v", q, err)
+	}
+	if q, err := QuoteAt("echo x # note: ", "it's $(x)"); err != nil || q != "it's $(x)" {
+		t.Errorf("QuoteAt in a comment = %q, %v", q, err)
 	}
 }
