@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -357,7 +358,7 @@ func (p *OpenAI) httpFailure(hresp *http.Response, data []byte) *failure {
 
 // serverMessage extracts the error message of an error body: the
 // "error.message" of an OpenAI error object, else the text, cut to 500
-// bytes.
+// bytes (at a character boundary).
 func serverMessage(data []byte) string {
 	var er openai.ErrorResponse
 	if err := json.Unmarshal(data, &er); err == nil && er.Error != nil && er.Error.Message != "" {
@@ -365,7 +366,11 @@ func serverMessage(data []byte) string {
 	}
 	text := strings.TrimSpace(string(data))
 	if len(text) > 500 {
-		text = text[:500] + "…"
+		cut := 500
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut-- // not inside a character
+		}
+		text = text[:cut] + "…"
 	}
 	return strings.Join(strings.Fields(text), " ")
 }
