@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -495,6 +496,9 @@ func parseRetryAfter(h string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if secs, err := strconv.ParseFloat(h, 64); err == nil {
+		if math.IsNaN(secs) {
+			return 0, false // "NaN" parses as a number but is none
+		}
 		if secs < 0 {
 			return 0, true
 		}
