@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fuzzTaskSeeds are task files in the six-field schema and CCW's flat
@@ -31,6 +33,9 @@ func FuzzLoadTask(f *testing.F) {
 		name := []string{"IMPL-1", "IMPL-001", "IMPL-A1", "IMPL-fix-1", "IMPL-1.2", "impl-1", "IMPL-0", "IMPL-1.toon", "IMPL-99999999999999999999"}[i%9]
 		f.Add(name, s, `{"session_id": "WFS-x", "status": "active", "progress": {"total": 1}}`)
 	}
+	f.Add("IMPL-1", fuzzTaskSeeds[0], "{\n    \"session_id\": \"WFS-x\",\n    \"progress\": {\n        \"completed_phases\": [\"plan\"],\n        \"current_tasks\": []\n    },\n    \"x\": {\"y\": [1]}\n}\n")
+	f.Add("IMPL-1", fuzzTaskSeeds[1], "{\r\n  \"session_id\": \"WFS-x\", \"progress\": {}\r\n}")
+	f.Add("IMPL-1", fuzzTaskSeeds[2], `{"progress": 3, "total": 9}`)
 	f.Fuzz(func(t *testing.T, name, task, session string) {
 		if name == "" || strings.ContainsAny(name, "/\\\x00") || name == "." || name == ".." || len(name) > 100 {
 			return
@@ -69,6 +74,7 @@ func FuzzLoadTask(f *testing.F) {
 			_ = d.Display()
 		}
 		_ = p.String()
+		checkWriteSession(t, p, session)
 		if len(p.Tasks) != 1 {
 			return
 		}
@@ -110,6 +116,58 @@ func FuzzLoadTask(f *testing.F) {
 			t.Fatalf("reload: %v", err)
 		}
 	})
+}
+
+// checkWriteSession writes the progress into workflow-session.json (of
+// text src) when it holds an object, and checks that every member but
+// progress keeps its text and that progress counts the tasks.
+func checkWriteSession(t *testing.T, p *Plan, src string) {
+	t.Helper()
+	if p.Session == nil || p.Session.Root.Kind != Object {
+		return
+	}
+	others := func(text string, root *Node) []string {
+		var out []string
+		for _, m := range root.Members {
+			if m.Key != "progress" {
+				out = append(out, m.Key+"="+text[m.Value.Start:m.Value.End])
+			}
+		}
+		return out
+	}
+	before := others(src, p.Session.Root)
+	var kept []string
+	if prog := p.Session.Root.Get("progress"); prog != nil && prog.Kind == Object {
+		for _, m := range prog.Members {
+			if !slices.Contains(append([]string{"total", "updated_at"}, Statuses...), m.Key) {
+				kept = append(kept, m.Key+"="+src[m.Value.Start:m.Value.End])
+			}
+		}
+	}
+	if err := p.WriteSession(time.Unix(0, 0)); err != nil {
+		t.Fatalf("WriteSession: %v", err)
+	}
+	data, err := os.ReadFile(p.Session.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := parseJSON(data)
+	if err != nil {
+		t.Fatalf("%q → %q: %v", src, data, err)
+	}
+	if after := others(string(data), root); !slices.Equal(before, after) {
+		t.Fatalf("%q → %q: members changed: %q → %q", src, data, before, after)
+	}
+	prog := root.Get("progress")
+	if prog == nil || prog.Kind != Object || prog.Get("total") == nil || string(data[prog.Get("total").Start:prog.Get("total").End]) != strconv.Itoa(len(p.Tasks)) {
+		t.Fatalf("%q → %q: no progress total %d", src, data, len(p.Tasks))
+	}
+	for _, k := range kept {
+		key, _, _ := strings.Cut(k, "=")
+		if m := prog.Get(key); m == nil || key+"="+string(data[m.Start:m.End]) != k {
+			t.Fatalf("%q → %q: progress member %s lost", src, data, k)
+		}
+	}
 }
 
 // FuzzParseID checks that every id parseID accepts is written back by
