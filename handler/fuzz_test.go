@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/evalrun/evalrun/value"
 )
 
 // FuzzDecodeResponse reads any body as a chat-completions answer and as
@@ -108,6 +110,30 @@ func FuzzReplay(f *testing.F) {
 		_ = json.Unmarshal(enc, &wantContent)
 		if got.Content != wantContent || len(got.ToolCalls) != 1 || got.ToolCalls[0] != want.ToolCalls[0] || got.Usage != want.Usage || gotCost == nil || *gotCost != cost {
 			t.Fatalf("recorded %+v, replayed %+v (cost %v)", want, got, gotCost)
+		}
+	})
+}
+
+// FuzzParseOutput reads any model answer as the JSON of an
+// output_format type="json" task: no panic, exactly one of a value and a
+// parse error, and a value written inside a code fence reads as without.
+func FuzzParseOutput(f *testing.F) {
+	for _, s := range []string{`{"name": "evalrun", "n": [1, 2.5, null]}`, "```json\n[1]\n```", "```\n{}\n```", "Here it is: {}", "", `"\ud800"`, "```json\n{\"a\":\n```"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		out := ParseOutput(content, nil)
+		if (out.Parsed == nil) == (out.ParseError == "") {
+			t.Fatalf("%q: parsed %v, error %q", content, out.Parsed, out.ParseError)
+		}
+		if out.Parsed == nil || strings.Contains(content, "```") {
+			return
+		}
+		for _, fenced := range []string{"```json\n" + content + "\n```", "  ```\n" + content + "\n```\n"} {
+			got := ParseOutput(fenced, nil)
+			if got.Parsed == nil || value.JSON(got.Parsed) != value.JSON(out.Parsed) {
+				t.Fatalf("%q: fenced %q reads as %v (%s), unfenced as %v", content, fenced, got.Parsed, got.ParseError, out.Parsed)
+			}
 		}
 	})
 }
