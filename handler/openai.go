@@ -489,7 +489,7 @@ func backoff(k int, j float64) time.Duration {
 }
 
 // parseRetryAfter reads a Retry-After header: seconds or an HTTP date. A
-// date in the past gives 0.
+// date in the past gives 0; the wait is at most maxRetryAfter.
 func parseRetryAfter(h string, now time.Time) (time.Duration, bool) {
 	h = strings.TrimSpace(h)
 	if h == "" {
@@ -508,7 +508,7 @@ func parseRetryAfter(h string, now time.Time) (time.Duration, bool) {
 		return time.Duration(secs * float64(time.Second)), true
 	}
 	if t, err := http.ParseTime(h); err == nil {
-		return max(t.Sub(now), 0), true
+		return min(max(t.Sub(now), 0), maxRetryAfter), true
 	}
 	return 0, false
 }
