@@ -44,6 +44,13 @@ func FuzzLoadTask(f *testing.F) {
 		if err := os.MkdirAll(filepath.Join(dir, ".task"), 0o755); err != nil {
 			t.Fatal(err)
 		}
+		// A second task depends on the fuzzed one, whatever its id, so
+		// that the checks across tasks (dependencies, containers,
+		// cycles) see it.
+		sibling := `{"id": "IMPL-2", "title": "T2", "status": "pending", "meta": {"type": "test-gen"}, "context": {"depends_on": ["IMPL-1", "IMPL-A1", "IMPL-fix-1", "IMPL-1.1"], "focus_paths": ["src"]}, "flow_control": {"pre_analysis": [], "implementation_approach": [{"step": 1, "title": "t", "depends_on": []}]}}`
+		if err := os.WriteFile(filepath.Join(dir, ".task", "IMPL-2.json"), []byte(sibling), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		taskPath := filepath.Join(dir, ".task", name+".json")
 		if err := os.WriteFile(taskPath, []byte(task), 0o644); err != nil {
 			t.Skip(err) // a name the file system refuses
@@ -56,6 +63,9 @@ func FuzzLoadTask(f *testing.F) {
 			t.Fatalf("Load: %v", err)
 		}
 		files := map[string]string{taskPath: task, filepath.Join(dir, "workflow-session.json"): session}
+		if taskPath != filepath.Join(dir, ".task", "IMPL-2.json") {
+			files[filepath.Join(dir, ".task", "IMPL-2.json")] = sibling
+		}
 		for _, d := range diags {
 			if strings.TrimSpace(d.Msg) == "" {
 				t.Fatalf("diagnostic without a message: %#v", d)
@@ -75,11 +85,13 @@ func FuzzLoadTask(f *testing.F) {
 		}
 		_ = p.String()
 		checkWriteSession(t, p, session)
-		if len(p.Tasks) != 1 {
-			return
+		var tk *Task
+		for _, x := range p.Tasks {
+			if x.File.Path == taskPath {
+				tk = x
+			}
 		}
-		tk := p.Tasks[0]
-		if tk.File.Root == nil || tk.File.Root.Kind != Object {
+		if tk == nil || tk.File.Root == nil || tk.File.Root.Kind != Object {
 			return
 		}
 		for _, status := range []string{StatusCompleted, "in \"progress\"\n"} {
