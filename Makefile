@@ -4,6 +4,10 @@ BIN         ?= bin/evalrun
 # A count, not a duration: duration-bounded fuzzing can end with a spurious
 # "context deadline exceeded" in the Go 1.26 fuzz coordinator.
 FUZZTIME    ?= 200000x
+# The targets that write a plan's files (with fsync) on every execution run
+# this many, and minimize a new input for at most FUZZMINIMIZE.
+FUZZTIME_FILES ?= 5000x
+FUZZMINIMIZE   ?= 10s
 BENCHTIME   ?= 1s
 STATICCHECK_VERSION ?= v0.8.2
 GOBIN_DIR   := $(shell $(GO) env GOPATH)/bin
@@ -73,12 +77,14 @@ bench-retrieval:
 	$(GO) test -run '^$$' -bench 'Retrieval' -benchtime 1x -v ./memory/
 	$(GO) test -run '^$$' -bench 'ContextProcess' -benchtime 40x ./cmd/evalrun/
 
-## fuzz: run each fuzz target for FUZZTIME executions.
+## fuzz: run each fuzz target for FUZZTIME executions (FUZZTIME_FILES for
+## the plan's FuzzLoadTask, which writes files).
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			n=$(FUZZTIME); m=60s; case $$target in FuzzLoadTask) n=$(FUZZTIME_FILES); m=$(FUZZMINIMIZE);; esac; \
 			echo "== $$pkg $$target"; \
-			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \
+			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $$n -fuzzminimizetime $$m $$pkg; \
 		done; \
 	done
 

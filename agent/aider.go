@@ -85,8 +85,8 @@ func parseAider(stdout []byte) (parsed, error) {
 		if m := aiderTokensRe.FindStringSubmatch(l); m != nil {
 			reports++
 			p.hasUsage = true
-			p.usage.InputTokens += aiderCount(m[1])
-			p.usage.OutputTokens += aiderCount(m[4])
+			p.usage.InputTokens = min(p.usage.InputTokens+aiderCount(m[1]), maxAiderCount)
+			p.usage.OutputTokens = min(p.usage.OutputTokens+aiderCount(m[4]), maxAiderCount)
 			cost := m[5]
 			if cost == "" && i+1 < len(lines) {
 				if next := strings.TrimRight(lines[i+1], " \t"); aiderCostRe.MatchString(next) {
@@ -162,8 +162,13 @@ func isAiderHint(l string) bool {
 	return false
 }
 
+// maxAiderCount bounds a token count read from aider's report (and their
+// sum): a count no model reaches, far from overflowing an int.
+const maxAiderCount = 1 << 40
+
 // aiderCount reads a token count as aider prints it: "950", "1,234",
-// "3.0k", "12k", "1.2M".
+// "3.0k", "12k", "1.2M". A count beyond maxAiderCount is read as
+// maxAiderCount.
 func aiderCount(s string) int {
 	mult := 1.0
 	switch {
@@ -176,5 +181,5 @@ func aiderCount(s string) int {
 	if err != nil {
 		return 0
 	}
-	return int(math.Round(v * mult))
+	return int(min(math.Round(v*mult), maxAiderCount))
 }

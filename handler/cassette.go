@@ -282,10 +282,23 @@ func (c *Cassette) open() error {
 			return c.err
 		}
 	}
-	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(c.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		c.err = fmt.Errorf("record: cannot open %s: %w", c.path, err)
 		return c.err
+	}
+	// A cassette whose last line has no line end (edited by hand, or cut
+	// short) gets one, so that the first record appended is a line of
+	// its own.
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			if _, err := f.Write([]byte{'\n'}); err != nil {
+				f.Close()
+				c.err = fmt.Errorf("record: cannot write %s: %w", c.path, err)
+				return c.err
+			}
+		}
 	}
 	c.file = f
 	return nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -358,7 +360,7 @@ func (p *OpenAI) httpFailure(hresp *http.Response, data []byte) *failure {
 
 // serverMessage extracts the error message of an error body: the
 // "error.message" of an OpenAI error object, else the text, cut to 500
-// bytes.
+// bytes (at a character boundary).
 func serverMessage(data []byte) string {
 	var er openai.ErrorResponse
 	if err := json.Unmarshal(data, &er); err == nil && er.Error != nil && er.Error.Message != "" {
@@ -366,7 +368,11 @@ func serverMessage(data []byte) string {
 	}
 	text := strings.TrimSpace(string(data))
 	if len(text) > 500 {
-		text = text[:500] + "…"
+		cut := 500
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut-- // not inside a character
+		}
+		text = text[:cut] + "…"
 	}
 	return strings.Join(strings.Fields(text), " ")
 }
@@ -502,13 +508,16 @@ func backoff(k int, j float64) time.Duration {
 }
 
 // parseRetryAfter reads a Retry-After header: seconds or an HTTP date. A
-// date in the past gives 0.
+// date in the past gives 0; the wait is at most maxRetryAfter.
 func parseRetryAfter(h string, now time.Time) (time.Duration, bool) {
 	h = strings.TrimSpace(h)
 	if h == "" {
 		return 0, false
 	}
 	if secs, err := strconv.ParseFloat(h, 64); err == nil {
+		if math.IsNaN(secs) {
+			return 0, false // "NaN" parses as a number but is none
+		}
 		if secs < 0 {
 			return 0, true
 		}
@@ -518,7 +527,7 @@ func parseRetryAfter(h string, now time.Time) (time.Duration, bool) {
 		return time.Duration(secs * float64(time.Second)), true
 	}
 	if t, err := http.ParseTime(h); err == nil {
-		return max(t.Sub(now), 0), true
+		return min(max(t.Sub(now), 0), maxRetryAfter), true
 	}
 	return 0, false
 }

@@ -148,6 +148,17 @@ type SyntaxError struct {
 // Error returns the message.
 func (e *SyntaxError) Error() string { return e.Msg }
 
+// positioned returns err, a *SyntaxError of the JSON text src of the file
+// path, as "PATH:LINE:COL: invalid JSON: MESSAGE"; any other error as
+// "PATH: ERROR".
+func positioned(path string, src []byte, err error) error {
+	if se, ok := err.(*SyntaxError); ok {
+		line, col := newLineIndex(src).pos(se.Offset)
+		return fmt.Errorf("%s:%d:%d: invalid JSON: %w", path, line, col, se)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
 // parseJSON reads one JSON value (and nothing after it but white space).
 func parseJSON(src []byte) (*Node, error) {
 	p := &jsonParser{src: src}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -64,4 +65,31 @@ func FuzzParseJSON(f *testing.F) {
 		}
 		walk(n)
 	})
+}
+
+// A JSON file of the plan that is read again while the plan runs (the
+// run records, a task file changed meanwhile) and is no longer JSON is an
+// error at its line and column.
+func TestRereadErrorsHavePositions(t *testing.T) {
+	p, _ := writePlan(t, map[string]string{"IMPL-1": `{"id": "IMPL-1", "title": "T", "status": "pending", "description": "d"}`}, Options{})
+	if err := WriteAtomic(p.StatePath(), []byte("{\n  \"tasks\": {,}\n}\n")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := p.ReadState()
+	if want := p.StatePath() + ":2:13: invalid JSON: unexpected character ','"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("ReadState: %v\nwant %s…", err, want)
+	}
+	if err := WriteAtomic(p.StatePath(), []byte(`{"tasks": {"IMPL-1": {"tokens": "many"}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.ReadState(); err == nil || !strings.HasPrefix(err.Error(), p.StatePath()+": json: cannot unmarshal") {
+		t.Errorf("ReadState: %v", err)
+	}
+	path := p.Tasks[0].File.Path
+	if err := WriteAtomic(path, []byte("{\"id\": \"IMPL-1\",\n\"title\": tru}")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readJSONFile(path); err == nil || err.Error() != path+":2:10: invalid JSON: unexpected character 't', expected a value" {
+		t.Errorf("readJSONFile: %v", err)
+	}
 }

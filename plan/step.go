@@ -200,7 +200,7 @@ func readJSONFile(path string) (*File, error) {
 	}
 	root, err := parseJSON(f.Src)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Path, err)
+		return nil, positioned(f.Path, f.Src, err)
 	}
 	f.Root = root
 	return f, nil

@@ -212,7 +212,10 @@ func (p *Plan) ReadState() (map[string]*RunRecord, error) {
 		Tasks map[string]*RunRecord `json:"tasks"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", p.StatePath(), err)
+		if _, perr := parseJSON(data); perr != nil {
+			err = perr // with its position
+		}
+		return nil, positioned(p.StatePath(), data, err)
 	}
 	for k, v := range doc.Tasks {
 		if v != nil {
