@@ -250,8 +250,9 @@ func FuzzParseCommand(f *testing.F) {
 			}
 		}
 		// Without variables, [var] references stay as written.
-		if out := substitute(c.Text, nil, func(v string) string { return "<" + v + ">" }); out != c.Text {
-			t.Fatalf("%q: substitute without variables = %q", c.Text, out)
+		quote := func(_, v string) (string, error) { return "<" + v + ">", nil }
+		if out, err := substitute(c.Text, nil, quote); err != nil || out != c.Text {
+			t.Fatalf("%q: substitute without variables = %q, %v", c.Text, out, err)
 		}
 	})
 }
