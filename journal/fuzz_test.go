@@ -24,7 +24,7 @@ func jsonString(s string) string {
 // recovers exactly what a dead process logged.
 func FuzzLogEntry(f *testing.F) {
 	f.Add("20250101-120000-ab12", 3, 1, "task", "review", "completed", "h1", `{"x":1}`, `{"status":"ok","content":"a\nb","parsedContent":null,"notes":{}}`, "", int64(12), int64(4), 0.0012, true)
-	f.Add("r", 1, 0, "tool", "shell\u2028", "failed", "", "", "", "boom\x00\"\\", int64(-1), int64(1<<62), -0.0, false)
+	f.Add("r", 1, 0, "tool", "shell\u2028", "failed", "", "", "", "boom\x00\"\\", int64(-1), int64(1<<62), math.Copysign(0, -1), false)
 	f.Fuzz(func(t *testing.T, run string, seq, parent int, kind, name, status, hash, inputs, result, errMsg string, in, out int64, cost float64, replayed bool) {
 		started, finished := in, out
 		e := logEntry{Run: run, Seq: seq, ParentSeq: parent, Kind: kind, Name: name, Status: status, InputHash: hash,
