@@ -441,7 +441,8 @@ func TestAPIPlanRunRecords(t *testing.T) {
 }
 
 // TestAPIPlanStateUnreadable: a state file that is not JSON leaves the
-// tasks without run records and is named among the problems.
+// tasks without run records and is named among the problems, with the
+// position of the fault.
 func TestAPIPlanStateUnreadable(t *testing.T) {
 	f := newFixture(t)
 	writePlan(t, f.root)
@@ -451,7 +452,7 @@ func TestAPIPlanStateUnreadable(t *testing.T) {
 	ts := testServer(t, f)
 	var p Plan
 	get(t, ts, "/api/plans/WFS-auth", 200, &p)
-	if len(p.Problems) != 1 || !strings.HasPrefix(p.Problems[0], path+": invalid character") || p.Tasks[0].Run != nil || *p.Current != "IMPL-2.2" {
+	if len(p.Problems) != 1 || !strings.HasPrefix(p.Problems[0], path+":1:2: invalid JSON: ") || p.Tasks[0].Run != nil || *p.Current != "IMPL-2.2" {
 		t.Errorf("problems %q, IMPL-1 run %v", p.Problems, p.Tasks[0].Run)
 	}
 }
