@@ -258,12 +258,16 @@ func treeFromEvents(events []temporal.ProgressEvent, calls []temporal.ActivityCa
 	return roots
 }
 
-// withActivity gives n what the history says of its call: its inputs and
+// withActivity gives n what the history says of its call: its inputs (and
+// a task's or tool's label, as the journal records it) and
 // result (a task's or tool's TaskResult; a plan step's failure). The
 // activity's attempts are not a node's (the attempts of a step's retry
 // policy).
 func withActivity(n *journal.Node, c *temporal.ActivityCall) {
 	n.Inputs = c.Inputs
+	if n.Kind == journal.KindTask || n.Kind == journal.KindTool {
+		n.Label = journal.CallLabel(c.Inputs)
+	}
 	if c.Result != nil {
 		n.Result = c.Result
 	}

@@ -296,8 +296,8 @@ func TestTemporalStatusFromHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `run evalrun-x  failed  wf.sexp  started 2026-01-02 03:04:05  1m15s  2 calls  32 tokens  $0.0020
-  [completed] task greet  1 turn  16 tokens  $0.0010
-  [completed] task greet  1 turn  16 tokens  $0.0010
+  [completed] task greet "a"  1 turn  16 tokens  $0.0010
+  [completed] task greet "b"  1 turn  16 tokens  $0.0010
 error: budget spent: 32 of 30 tokens
 `
 	if b.String() != want {
