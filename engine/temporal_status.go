@@ -270,6 +270,7 @@ func withActivity(n *journal.Node, c *temporal.ActivityCall) {
 	}
 	if c.Result != nil {
 		n.Result = c.Result
+		n.FromResultNotes()
 	}
 	switch {
 	case c.StepError != "":

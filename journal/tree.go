@@ -95,11 +95,7 @@ func (s *Store) Tree(runID string) ([]*Node, error) {
 		if ended && Halted(n.Status, n.Kind) {
 			n.Status, n.Error = StatusFailed, HaltedEndedError
 		}
-		if tr, ok := n.Result.(*value.TaskResult); ok && tr.Notes != nil {
-			x := ExecutorName(dictString(tr.Notes, "executor"), dictString(tr.Notes, "provider"), dictString(tr.Notes, "model"))
-			n.Executor = cmp.Or(x, n.Executor)
-			n.TemplateSource = cmp.Or(dictString(tr.Notes, "template_source"), n.TemplateSource)
-		}
+		n.FromResultNotes()
 		all = append(all, &n)
 		byID[n.ID] = &n
 	}
@@ -115,6 +111,19 @@ func (s *Store) Tree(runID string) ([]*Node, error) {
 		}
 	}
 	return roots, nil
+}
+
+// FromResultNotes sets n's Executor and TemplateSource from what its
+// result's notes name, once the call has ended (a call still running keeps
+// what its start recorded).
+func (n *Node) FromResultNotes() {
+	tr, ok := n.Result.(*value.TaskResult)
+	if !ok || tr.Notes == nil {
+		return
+	}
+	x := ExecutorName(dictString(tr.Notes, "executor"), dictString(tr.Notes, "provider"), dictString(tr.Notes, "model"))
+	n.Executor = cmp.Or(x, n.Executor)
+	n.TemplateSource = cmp.Or(dictString(tr.Notes, "template_source"), n.TemplateSource)
 }
 
 // ExecutorName is the executor a task's notes name (SPEC §11.5):
