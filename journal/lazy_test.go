@@ -62,6 +62,33 @@ func TestOpenLazyRecordsRunWithoutCalls(t *testing.T) {
 	}
 }
 
+// TestFinalValueBounded: a final value whose JSON is over MaxFinalBytes is
+// recorded as FinalTooLarge; one of exactly MaxFinalBytes is kept whole.
+func TestFinalValueBounded(t *testing.T) {
+	s, _ := openTest(t)
+	for _, c := range []struct {
+		final value.Value
+		want  string
+	}{
+		// A JSON string of MaxFinalBytes bytes: the text and two quotes.
+		{value.String(strings.Repeat("x", MaxFinalBytes-2)), "whole"},
+		{value.String(strings.Repeat("x", MaxFinalBytes-1)), FinalTooLarge},
+		{value.List{value.String(strings.Repeat("y", 600<<10)), value.String(strings.Repeat("z", 600<<10))}, FinalTooLarge},
+	} {
+		run := must[*Run](t)(s.StartRun(RunInfo{WorkflowPath: "big.sexp"}))
+		check(t, run.Finish(StatusCompleted, c.final, nil))
+		rec := must[*RunRecord](t)(s.GetRun(run.ID()))
+		got := value.JSON(rec.Final)
+		if c.want == "whole" {
+			if got != value.JSON(c.final) {
+				t.Errorf("a final value of %d bytes of JSON was not kept whole (%d bytes)", len(value.JSON(c.final)), len(got))
+			}
+		} else if got != value.JSON(value.String(c.want)) {
+			t.Errorf("final of %d bytes of JSON recorded as %.80s", len(value.JSON(c.final)), got)
+		}
+	}
+}
+
 func TestOpenLazyFirstCallRecordsRun(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ".evalrun", "journal.db")
 	s := OpenLazy(path)

@@ -263,12 +263,33 @@ func (r *Run) Finish(status string, final value.Value, err error) error {
 	if err != nil {
 		msg = err.Error()
 	}
-	finished, finalJSON := r.store.now().UnixNano(), jsonValue(final)
+	finished, finalJSON := r.store.now().UnixNano(), finalValueJSON(final)
 	r.queueHeld() // committed with the end, in one batch
 	return r.store.sync(func(w *stmts) error {
 		_, err := w.finishRun.ExecContext(w.ctx, status, finished, finalJSON, msg, r.ID())
 		return err
 	})
+}
+
+// MaxFinalBytes bounds the JSON of a run's final value in the journal. A
+// larger final value (a program whose result is a 10 MB datum) is recorded
+// as the string FinalTooLarge instead, so that recording the run costs
+// neither a copy of it in memory nor megabytes of database: the value was
+// printed, and replaying a run never needs it (docs/runs.md).
+const MaxFinalBytes = 1 << 20
+
+// FinalTooLarge is the final value recorded for one whose JSON is over
+// MaxFinalBytes.
+const FinalTooLarge = "#<final value not journaled: over 1 MiB of JSON>"
+
+// finalValueJSON is the JSON recorded for a run's final value: nil for
+// none, FinalTooLarge (as a JSON string) past MaxFinalBytes, measured in
+// time proportional to the bound.
+func finalValueJSON(v value.Value) any {
+	if v != nil && value.JSONSize(v, MaxFinalBytes) > MaxFinalBytes {
+		return value.JSON(value.String(FinalTooLarge))
+	}
+	return jsonValue(v)
 }
 
 // HaltedReason is the error reason of the calls a run left unfinished when
