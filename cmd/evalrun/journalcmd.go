@@ -65,14 +65,7 @@ func (a *app) status(ref string, markdown, asJSON bool) int {
 		return exitUsage
 	}
 	defer h.Close()
-	format := engine.StatusText
-	switch {
-	case asJSON:
-		format = engine.StatusJSON
-	case markdown:
-		format = engine.StatusMarkdown
-	}
-	return a.historyDone(h.WriteStatus(a.stdout, ref, format))
+	return a.historyDone(h.WriteStatus(a.stdout, ref, statusFormat(asJSON, markdown)))
 }
 
 // historyDone reports an error of reading the journal (exit 2) or of
@@ -87,4 +80,16 @@ func (a *app) historyDone(err error) int {
 		return exitUsage
 	}
 	return exitEval
+}
+
+// statusFormat is the form of status output its flags ask for (--json and
+// --markdown are refused together before it is asked).
+func statusFormat(asJSON, markdown bool) engine.StatusFormat {
+	switch {
+	case asJSON:
+		return engine.StatusJSON
+	case markdown:
+		return engine.StatusMarkdown
+	}
+	return engine.StatusText
 }

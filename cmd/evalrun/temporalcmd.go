@@ -234,14 +234,7 @@ func (a *app) statusTemporal(f temporalFlags, id string, markdown, asJSON bool) 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	format := engine.StatusText
-	switch {
-	case asJSON:
-		format = engine.StatusJSON
-	case markdown:
-		format = engine.StatusMarkdown
-	}
-	st, fromHistory, err := engine.WriteTemporalStatus(ctx, t, id, a.stdout, format)
+	st, fromHistory, err := engine.WriteTemporalStatus(ctx, t, id, a.stdout, statusFormat(asJSON, markdown))
 	if err != nil {
 		a.errorf("%v", err)
 		return exitEval
