@@ -130,15 +130,7 @@ func TestInterruptRunFileHintsResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stderr := wait()
-	s, err := journal.Open(filepath.Join(dir, journal.DefaultPath))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	rec, err := s.Resolve("last")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, _ := lastRunTree(t, dir)
 	want := "evalrun: interrupted\nhint: evalrun run --resume " + rec.ID + " continues the run, answering its completed calls from the journal\n"
 	if code != exitInterrupted || stderr != want {
 		t.Errorf("exit code %d, stderr %q; want %d, %q", code, stderr, exitInterrupted, want)
@@ -249,21 +241,9 @@ func TestInterruptTwiceJournal(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted || !strings.HasSuffix(stderr.String(), "\nevalrun: interrupted\n") {
 		t.Fatalf("evalrun: %v, stderr %q; want exit %d and one interrupted line", err, stderr.String(), exitInterrupted)
 	}
-	s, err := journal.Open(filepath.Join(dir, journal.DefaultPath))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	rec, err := s.Resolve("last")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, tree := lastRunTree(t, dir)
 	if rec.Status != journal.StatusFailed || rec.Error != "interrupted" || rec.FinishedAt.IsZero() {
 		t.Errorf("run: status %q, error %q, finished %v; want failed, interrupted, a finish time", rec.Status, rec.Error, rec.FinishedAt)
-	}
-	tree, err := s.Tree(rec.ID)
-	if err != nil {
-		t.Fatal(err)
 	}
 	// The agent, killed, may end its call before the run's end is
 	// recorded: then that is the call's end; else it is halted.
@@ -276,6 +256,26 @@ func TestInterruptTwiceJournal(t *testing.T) {
 	if len(tree) != 1 || len(tree[0].Children) != 1 {
 		t.Errorf("tree %d top-level nodes; want step review with its task", len(tree))
 	}
+}
+
+// lastRunTree returns the last run of the journal of the project dir and
+// its tree of calls.
+func lastRunTree(t *testing.T, dir string) (*journal.RunRecord, []*journal.Node) {
+	t.Helper()
+	s, err := journal.Open(filepath.Join(dir, journal.DefaultPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec, err := s.Resolve("last")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := s.Tree(rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, tree
 }
 
 // killedFlow completes a model call, then loops for ever.
@@ -441,19 +441,7 @@ func TestHangupJournal(t *testing.T) {
 	if code, stderr := wait(); code != exitInterrupted || !strings.HasSuffix(stderr, "evalrun: interrupted\n") {
 		t.Fatalf("exit %d, stderr %q; want %d, interrupted", code, stderr, exitInterrupted)
 	}
-	s, err := journal.Open(filepath.Join(dir, journal.DefaultPath))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	rec, err := s.Resolve("last")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree, err := s.Tree(rec.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, tree := lastRunTree(t, dir)
 	if rec.Status != journal.StatusFailed || rec.Error != "interrupted" || rec.Ended || len(tree) != 2 ||
 		tree[1].Status != journal.StatusFailed || tree[1].Error != "execution_halted: interrupted" {
 		t.Errorf("run %s %q (ended %v), tree %+v", rec.Status, rec.Error, rec.Ended, tree)
